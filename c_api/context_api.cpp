@@ -1,0 +1,95 @@
+// Devices and contexts in the C ABI.
+#include <cstdint>
+
+#include "c_api/api_guard.h"
+#include "c_api/handles.h"
+#include "c_api/struct_io.h"
+#include "core/context_options.h"
+#include "core/device_query.h"
+#include "ferry/context.h"
+
+namespace ferry::api {
+
+HandleTable<core::Context>& context_table() {
+  // Leaked on purpose: handles may be destroyed from static destructors of
+  // other libraries after ours would have run.
+  static auto* table = new HandleTable<core::Context>(0xC7, "ferry_context_t");
+  return *table;
+}
+
+namespace {
+ferry_device_properties default_device_properties() {
+  ferry_device_properties p{};
+  p.struct_size = sizeof p;
+  p.index = -1;
+  p.pci_domain_id = p.pci_bus_id = p.pci_device_id = -1;
+  p.numa_node = p.pcie_generation = p.pcie_link_width = -1;
+  return p;
+}
+}  // namespace
+
+}  // namespace ferry::api
+
+using namespace ferry;
+
+extern "C" {
+
+FERRY_API ferry_status ferry_device_count(int* out) {
+  FERRY_API_BEGIN
+  *api::require(out, "out") = core::cuda_device_count();
+  FERRY_API_END
+}
+
+FERRY_API ferry_status ferry_device_properties_init(ferry_device_properties* out, size_t struct_size) {
+  FERRY_API_BEGIN
+  api::init_struct(out, struct_size, api::default_device_properties(), "out");
+  FERRY_API_END
+}
+
+FERRY_API ferry_status ferry_device_get_properties(ferry_device_properties* out, int device) {
+  FERRY_API_BEGIN
+  ferry_device_properties props = api::read_struct(out, "out", api::default_device_properties());
+  FERRY_EXPECT(device >= 0, FERRY_ERR_OUT_OF_RANGE, "device is ", device, ": must not be negative");
+  core::cuda_device_properties(props, device);
+  api::write_struct(out, props, "out");
+  FERRY_API_END
+}
+
+FERRY_API ferry_status ferry_context_options_init(ferry_context_options* out, size_t struct_size) {
+  FERRY_API_BEGIN
+  api::init_struct(out, struct_size, core::default_context_options(), "out");
+  FERRY_API_END
+}
+
+FERRY_API ferry_status ferry_context_create(ferry_context_t* out, const ferry_context_options* options) {
+  FERRY_API_BEGIN
+  api::require(out, "out");
+  const ferry_context_options opts =
+      api::read_optional_struct(options, "options", core::default_context_options());
+  auto context = std::make_shared<core::Context>(opts);
+  const std::uint64_t id = api::context_table().insert(std::move(context));
+  *out = reinterpret_cast<ferry_context_t>(static_cast<std::uintptr_t>(id));
+  FERRY_API_END
+}
+
+FERRY_API ferry_status ferry_context_destroy(ferry_context_t ctx) {
+  FERRY_API_BEGIN
+  if (ctx == nullptr) return FERRY_OK;
+  std::shared_ptr<core::Context> context = api::context_table().take(api::handle_id(ctx), "ctx");
+  api::on_context_destroyed(*context);
+  context.reset();  // the destructor waits for batches in flight, then frees everything
+  FERRY_API_END
+}
+
+FERRY_API ferry_status ferry_context_device(ferry_device_kind* out_kind, int* out_index,
+                                            ferry_context_t ctx) {
+  FERRY_API_BEGIN
+  api::require(out_kind, "out_kind");
+  api::require(out_index, "out_index");
+  auto context = api::get_context(ctx);
+  *out_kind = context->kind();
+  *out_index = context->device_index();
+  FERRY_API_END
+}
+
+}  // extern "C"

@@ -1,0 +1,86 @@
+/* ferry: the staging pipeline. A host batch in, a converted device tensor out.
+ *
+ * ferry_batch_submit returns at once; the work (host staging, H2D copies,
+ * conversion) runs asynchronously in chunks that overlap. A batch handle is
+ * the caller's to release exactly once with ferry_batch_release. Every
+ * function here is thread-safe; one batch may be waited on from several
+ * threads at once. */
+#ifndef FERRY_BATCH_H
+#define FERRY_BATCH_H
+
+#include "ferry/transform.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ferry_batch_s* ferry_batch_t;
+
+/* Called once, from a ferry thread, when the batch has completed or failed.
+ * It must not block for long and must not release the batch it is given
+ * (release it later, from any other thread or after wait). */
+typedef void (*ferry_batch_callback)(ferry_batch_t batch, ferry_status status, void* user_data);
+
+typedef enum ferry_source_policy {
+  FERRY_SOURCE_AUTO = 0,     /* pinned/registered memory is copied directly; pageable is staged */
+  FERRY_SOURCE_STAGE = 1,    /* always gather through the pinned staging ring */
+  FERRY_SOURCE_REGISTER = 2  /* pageable buffers go through the registration cache (for buffers
+                                the caller reuses); see ferry_host_register on freeing them */
+} ferry_source_policy;
+
+typedef struct ferry_submit_options {
+  size_t struct_size;
+  /* The caller's stream (cudaStream_t) to hand off to: the stream waits for
+   * the batch (an event, no host sync). NULL: no hand-off. */
+  void* handoff_stream;
+  int has_handoff_stream; /* non-zero: handoff_stream is set (NULL then means the legacy stream) */
+  int priority;           /* 0 normal; > 0 runs on the high-priority streams when the pool has them */
+  ferry_source_policy source_policy;
+  uint64_t chunk_bytes;   /* 0: the context's value */
+  ferry_batch_callback callback;
+  void* user_data;
+} ferry_submit_options;
+
+FERRY_API ferry_status ferry_submit_options_init(ferry_submit_options* out, size_t struct_size);
+
+/* Submits a batch. `output` NULL: the output is allocated from the context's
+ * device cache and given back, in stream order, at ferry_batch_release.
+ * transform and options may be NULL for the defaults. The source memory must
+ * stay unchanged until ferry_batch_source_reusable says so (or wait returns).
+ * Beyond the context's in-flight limits this blocks, or returns FERRY_ERR_BUSY
+ * when the context was created with submit_nonblocking. */
+FERRY_API ferry_status ferry_batch_submit(ferry_batch_t* out, ferry_context_t ctx,
+                                          const ferry_source* source,
+                                          const ferry_transform* transform,
+                                          const ferry_output* output,
+                                          const ferry_submit_options* options);
+
+/* Blocks until the batch completes; returns its status (FERRY_OK, or the
+ * error that failed it, message included). */
+FERRY_API ferry_status ferry_batch_wait(ferry_batch_t batch);
+/* Never blocks: FERRY_OK when complete, FERRY_ERR_NOT_READY while in flight,
+ * or the error that failed it. */
+FERRY_API ferry_status ferry_batch_query(ferry_batch_t batch);
+/* Makes `stream` wait for the batch's output on the device (an event; no host
+ * sync). On the CPU backend it waits on the host. */
+FERRY_API ferry_status ferry_batch_stream_wait(ferry_batch_t batch, void* stream);
+/* *out = 1 once the host source may be overwritten (after the staging copy
+ * for a pageable source, after the DMA for a pinned or registered one), else 0. */
+FERRY_API ferry_status ferry_batch_source_reusable(int* out, ferry_batch_t batch);
+/* Blocks until the source may be overwritten. */
+FERRY_API ferry_status ferry_batch_wait_source(ferry_batch_t batch);
+/* The output's pointer, shape, strides and dtype. Valid before completion
+ * (the pointer is fixed at submit); read the data only after wait or a
+ * stream_wait. Valid until release. */
+FERRY_API ferry_status ferry_batch_output(ferry_tensor_info* out, ferry_batch_t batch);
+/* Releases the handle. If the batch is still in flight its memory is given
+ * back when the work completes; ferry-allocated output goes back to the device
+ * cache in stream order, so the data pointer must not be used afterwards.
+ * NULL is accepted; a second release gives FERRY_ERR_INVALID_HANDLE. */
+FERRY_API ferry_status ferry_batch_release(ferry_batch_t batch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FERRY_BATCH_H */

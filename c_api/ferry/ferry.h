@@ -1,0 +1,12 @@
+/* ferry: uint8 batches from host memory to the GPU at the speed of the bus,
+ * converted there. The one header to include. */
+#ifndef FERRY_FERRY_H
+#define FERRY_FERRY_H
+
+#include "ferry/common.h"
+#include "ferry/context.h"
+#include "ferry/memory.h"
+#include "ferry/transform.h"
+#include "ferry/batch.h"
+
+#endif /* FERRY_FERRY_H */

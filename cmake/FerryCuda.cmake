@@ -1,0 +1,26 @@
+# Decides whether this build has the CUDA backend. FERRY_CUDA=OFF, or no
+# toolkit found, gives a CPU-only build of the same API.
+set(FERRY_HAVE_CUDA OFF)
+if(FERRY_CUDA)
+  include(CheckLanguage)
+  if(NOT DEFINED CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    # Hopper machine code plus PTX, so newer GPUs JIT the kernels.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES "90-real;90-virtual" CACHE STRING "CUDA architectures")
+    endif()
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    # The runtime is linked statically: the driver is the only NVIDIA run-time dependency.
+    set(CMAKE_CUDA_RUNTIME_LIBRARY Static)
+    find_package(CUDAToolkit REQUIRED)
+    set(FERRY_HAVE_CUDA ON)
+  else()
+    message(STATUS "ferry: no CUDA compiler found, building the CPU backend only")
+  endif()
+endif()
+message(STATUS "ferry: CUDA backend ${FERRY_HAVE_CUDA}")

@@ -1,0 +1,47 @@
+#include "core/context.h"
+
+#include "core/context_options.h"
+#include "core/device_query.h"
+#include "core/error.h"
+
+namespace ferry::core {
+namespace {
+
+// Resolves AUTO to the first working GPU, else the CPU; CUDA must work or fail loudly.
+ferry_device_kind resolve_device(const ferry_context_options& options, int& index) {
+  switch (options.device_kind) {
+    case FERRY_DEVICE_CPU:
+      index = -1;
+      return FERRY_DEVICE_CPU;
+    case FERRY_DEVICE_CUDA:
+      open_cuda_device(options.device_index);
+      index = options.device_index;
+      return FERRY_DEVICE_CUDA;
+    case FERRY_DEVICE_AUTO:
+      break;
+  }
+  const int count = cuda_device_count();
+  for (int d = 0; d < count; ++d) {
+    try {
+      open_cuda_device(d);
+      index = d;
+      return FERRY_DEVICE_CUDA;
+    } catch (const Error&) {
+      // A GPU that does not work is skipped by AUTO; an explicit request reports it.
+    }
+  }
+  index = -1;
+  return FERRY_DEVICE_CPU;
+}
+
+}  // namespace
+
+Context::Context(const ferry_context_options& options) : options_(options) {
+  validate_context_options(options_);
+  kind_ = resolve_device(options_, device_index_);
+  // --- subsystems: each issue constructs its member here, in dependency order ---
+}
+
+Context::~Context() = default;
+
+}  // namespace ferry::core

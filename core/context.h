@@ -1,0 +1,42 @@
+// ferry::core::Context: everything ferry owns for one device. The C API's
+// ferry_context_t is a handle to one of these (see core/handle_table.h).
+//
+// Subsystems are members, constructed in the order they depend on each other
+// and destroyed in reverse: the stager first (it waits for batches in
+// flight), then the caches, then the streams.
+#pragma once
+
+#include <memory>
+
+#include "core/pipeline_counters.h"
+#include "ferry/context.h"
+
+namespace ferry::core {
+
+class Context {
+ public:
+  // Resolves FERRY_DEVICE_AUTO, opens the device, builds the subsystems.
+  // Throws ferry::Error (FERRY_ERR_NO_DEVICE for a CUDA device that is not there).
+  explicit Context(const ferry_context_options& options);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const ferry_context_options& options() const noexcept { return options_; }
+  ferry_device_kind kind() const noexcept { return kind_; }  // CPU or CUDA, never AUTO
+  int device_index() const noexcept { return device_index_; }  // -1 on the CPU
+  bool is_cuda() const noexcept { return kind_ == FERRY_DEVICE_CUDA; }
+
+  PipelineCounters& pipeline_counters() noexcept { return pipeline_counters_; }
+
+  // --- subsystems: each issue adds its accessor here ---
+
+ private:
+  ferry_context_options options_;
+  ferry_device_kind kind_ = FERRY_DEVICE_CPU;
+  int device_index_ = -1;
+  PipelineCounters pipeline_counters_;
+  // --- subsystems: each issue adds its member here (declaration order = construction order) ---
+};
+
+}  // namespace ferry::core

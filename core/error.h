@@ -1,0 +1,48 @@
+// ferry::Error: the one exception type inside ferry. The C API layer turns it
+// into a ferry_status and the thread-local last-error message; nothing else
+// crosses the ABI.
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "ferry/common.h"
+
+namespace ferry {
+
+class Error : public std::runtime_error {
+ public:
+  Error(ferry_status status, std::string message)
+      : std::runtime_error(std::move(message)), status_(status) {}
+  ferry_status status() const noexcept { return status_; }
+
+ private:
+  ferry_status status_;
+};
+
+namespace detail {
+inline void append(std::ostringstream&) {}
+template <typename T, typename... Rest>
+void append(std::ostringstream& out, const T& first, const Rest&... rest) {
+  out << first;
+  append(out, rest...);
+}
+}  // namespace detail
+
+// Builds a message from its parts: fail(FERRY_ERR_INVALID_ARGUMENT, "n is ", n).
+template <typename... Parts>
+[[noreturn]] void fail(ferry_status status, const Parts&... parts) {
+  std::ostringstream out;
+  detail::append(out, parts...);
+  throw Error(status, out.str());
+}
+
+}  // namespace ferry
+
+// Throws ferry::Error(status, message parts...) unless cond holds.
+#define FERRY_EXPECT(cond, status, ...)              \
+  do {                                               \
+    if (!(cond)) ::ferry::fail((status), __VA_ARGS__); \
+  } while (0)
