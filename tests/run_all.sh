@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The README's test command: installs what it needs, builds everything (the
+# library, C/C++ tests, the Python, Java and C# bindings, the examples) and
+# runs every test with CTest. GPU tests run where a GPU is, and are reported
+# as skipped where none is. Exits non-zero on any failure.
+#   bash tests/run_all.sh [build-dir]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+
+bash cmake/scripts/install_deps.sh test
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build "$build" -j"$(nproc)"
+cd "$build"
+ctest --output-on-failure -j"$(nproc)" --timeout 600
