@@ -19,3 +19,12 @@ if(count LESS 10)
   message(FATAL_ERROR "libferry.so exports only ${count} ferry_* symbols; expected the whole API")
 endif()
 message(STATUS "libferry.so exports ${count} symbols, all ferry_*")
+
+# The CUDA runtime is linked statically: the driver is the only NVIDIA dependency.
+execute_process(COMMAND objdump -p ${LIB} OUTPUT_VARIABLE deps)
+if(deps MATCHES "NEEDED +libcudart")
+  message(FATAL_ERROR "libferry.so needs libcudart.so; the runtime must be linked statically")
+endif()
+if(deps MATCHES "NEEDED +libcuda\\.so")
+  message(FATAL_ERROR "libferry.so needs libcuda.so at load time; it must load without a driver")
+endif()
