@@ -1,5 +1,7 @@
 #include "core/context_options.h"
 
+#include <cstdint>
+
 #include "core/error.h"
 
 namespace ferry::core {
