@@ -1,0 +1,44 @@
+// FERRY_CUDA_TRY says where and what: file:line, the call, the CUDA error's
+// name. On a machine without a driver the runtime's first answer is error 35,
+// which is exactly what a user of a GPU-less machine would see.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.h"
+
+#if defined(FERRY_HAVE_CUDA)
+#include "core/cuda/cuda_check.h"
+
+TEST(CudaCheck, ThrowsWithFileLineCallAndErrorName) {
+  try {
+    FERRY_CUDA_TRY(cudaErrorInvalidValue);
+    FAIL() << "FERRY_CUDA_TRY did not throw";
+  } catch (const ferry::Error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.status(), FERRY_ERR_CUDA);
+    EXPECT_NE(what.find("cuda_check_test.cpp:"), std::string::npos) << what;
+    EXPECT_NE(what.find("cudaErrorInvalidValue"), std::string::npos) << what;
+  }
+}
+
+TEST(CudaCheck, MapsAllocationAndDriverErrorsToTheirStatus) {
+  EXPECT_EQ(ferry::cuda::status_of(cudaErrorMemoryAllocation), FERRY_ERR_OUT_OF_MEMORY);
+  EXPECT_EQ(ferry::cuda::status_of(cudaErrorInsufficientDriver), FERRY_ERR_NO_DEVICE);
+  EXPECT_EQ(ferry::cuda::status_of(cudaErrorNoDevice), FERRY_ERR_NO_DEVICE);
+  EXPECT_EQ(ferry::cuda::status_of(cudaErrorLaunchFailure), FERRY_ERR_CUDA);
+}
+
+TEST(CudaCheck, SuccessDoesNotThrow) { EXPECT_NO_THROW(FERRY_CUDA_TRY(cudaSuccess)); }
+#else
+TEST(CudaCheck, CpuOnlyBuild) { GTEST_SKIP() << "built without the CUDA backend"; }
+#endif
+
+TEST(Error, FailBuildsTheMessageFromItsParts) {
+  try {
+    ferry::fail(FERRY_ERR_INVALID_ARGUMENT, "n is ", -3, ": expected ", 1.5);
+  } catch (const ferry::Error& e) {
+    EXPECT_EQ(e.status(), FERRY_ERR_INVALID_ARGUMENT);
+    EXPECT_STREQ(e.what(), "n is -3: expected 1.5");
+  }
+}
