@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "core/convert/converter.h"
 #include "core/pipeline_counters.h"
 #include "ferry/context.h"
 
@@ -30,6 +31,7 @@ class Context {
   PipelineCounters& pipeline_counters() noexcept { return pipeline_counters_; }
 
   // --- subsystems: each issue adds its accessor here ---
+  Converter& converter() noexcept { return *converter_; }  // conversion kernels + CPU thread pool
 
  private:
   ferry_context_options options_;
@@ -37,6 +39,7 @@ class Context {
   int device_index_ = -1;
   PipelineCounters pipeline_counters_;
   // --- subsystems: each issue adds its member here (declaration order = construction order) ---
+  std::unique_ptr<Converter> converter_;
 };
 
 }  // namespace ferry::core

@@ -1,0 +1,232 @@
+// ferry_bench_convert: the conversion kernel's effective bandwidth (bytes read
+// + written) beside a device-to-device cudaMemcpy moving the same bytes, for
+// N x 224 x 224 x 3 uint8 NHWC to float32 NCHW, float16 NCHW and bfloat16
+// NHWC (ImageNet mean/std); then the CPU backend's rate beside a threaded
+// memcpy of the same bytes. CUDA events, warm-up, median of many runs.
+//
+//   ferry_bench_convert [--n 256] [--h 224] [--w 224] [--iters 200] [--cpu-iters 5] [--no-cpu]
+// Without a GPU the CUDA part is skipped (said so) and the CPU part still runs.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "ferry/ferry.h"
+
+#if defined(FERRY_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+#endif
+
+namespace {
+
+struct Options {
+  std::int64_t n = 256, h = 224, w = 224;
+  int iters = 200, cpu_iters = 5;
+  bool cpu = true;
+};
+
+struct Config {
+  const char* name;
+  ferry_dtype dtype;
+  ferry_layout layout;
+  int element_size;
+};
+const Config configs[] = {{"float32 NCHW", FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW, 4},
+                          {"float16 NCHW", FERRY_DTYPE_FLOAT16, FERRY_LAYOUT_NCHW, 2},
+                          {"bfloat16 NHWC", FERRY_DTYPE_BFLOAT16, FERRY_LAYOUT_NHWC, 2}};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void check(ferry_status s, const char* what) {
+  if (s != FERRY_OK) {
+    std::fprintf(stderr, "%s failed: %s\n", what, ferry_last_error());
+    std::exit(1);
+  }
+}
+
+ferry_transform imagenet(const Config& c) {
+  ferry_transform t;
+  ferry_transform_init(&t, sizeof t);
+  t.out_dtype = c.dtype;
+  t.out_layout = c.layout;
+  const float mean[3] = {0.485f, 0.456f, 0.406f}, stdev[3] = {0.229f, 0.224f, 0.225f};
+  for (int k = 0; k < 3; ++k) t.mean[k] = mean[k], t.std[k] = stdev[k];
+  return t;
+}
+
+ferry_source source_of(const Options& o, const void* data) {
+  ferry_source s;
+  ferry_source_init(&s, sizeof s);
+  s.data = data;
+  s.n = o.n, s.h = o.h, s.w = o.w, s.c = 3;
+  s.bytes = static_cast<std::size_t>(o.n * o.h * o.w * 3);
+  return s;
+}
+
+#if defined(FERRY_HAVE_CUDA)
+#define CUDA(call)                                                                 \
+  do {                                                                             \
+    cudaError_t e_ = (call);                                                       \
+    if (e_ != cudaSuccess) {                                                       \
+      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));             \
+      std::exit(1);                                                                \
+    }                                                                              \
+  } while (0)
+
+// Median milliseconds of fn() on `stream`, timed by events around each run.
+template <typename Fn>
+double time_gpu(int iters, cudaStream_t stream, Fn&& fn) {
+  cudaEvent_t a, b;
+  CUDA(cudaEventCreate(&a));
+  CUDA(cudaEventCreate(&b));
+  for (int i = 0; i < 10; ++i) fn();  // warm-up
+  std::vector<double> ms;
+  for (int i = 0; i < iters; ++i) {
+    CUDA(cudaEventRecord(a, stream));
+    fn();
+    CUDA(cudaEventRecord(b, stream));
+    CUDA(cudaEventSynchronize(b));
+    float t = 0;
+    CUDA(cudaEventElapsedTime(&t, a, b));
+    ms.push_back(t);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return median(ms);
+}
+
+void bench_gpu(const Options& o) {
+  int devices = 0;
+  if (ferry_device_count(&devices) != FERRY_OK || devices == 0) {
+    std::printf("gpu: SKIPPED (no CUDA device or driver)\n");
+    return;
+  }
+  ferry_context_options co;
+  ferry_context_options_init(&co, sizeof co);
+  co.device_kind = FERRY_DEVICE_CUDA;
+  ferry_context_t ctx;
+  check(ferry_context_create(&ctx, &co), "ferry_context_create");
+  const std::size_t in_bytes = static_cast<std::size_t>(o.n * o.h * o.w * 3);
+  std::uint8_t *d_in = nullptr, *d_out = nullptr, *d_copy = nullptr;
+  CUDA(cudaMalloc(reinterpret_cast<void**>(&d_in), in_bytes));
+  CUDA(cudaMalloc(reinterpret_cast<void**>(&d_out), in_bytes * 4));
+  CUDA(cudaMalloc(reinterpret_cast<void**>(&d_copy), in_bytes * 4));
+  std::vector<std::uint8_t> host(in_bytes);
+  for (std::size_t i = 0; i < in_bytes; ++i) host[i] = static_cast<std::uint8_t>(i * 2654435761u >> 24);
+  CUDA(cudaMemcpy(d_in, host.data(), in_bytes, cudaMemcpyHostToDevice));
+  cudaStream_t stream;
+  CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaDeviceProp prop;
+  CUDA(cudaGetDeviceProperties(&prop, 0));
+  std::printf("gpu: %s, %d SMs; batch %lld x %lld x %lld x 3 uint8 NHWC (%.1f MB), median of %d\n", prop.name,
+              prop.multiProcessorCount, static_cast<long long>(o.n), static_cast<long long>(o.h),
+              static_cast<long long>(o.w), in_bytes / 1e6, o.iters);
+  for (const Config& c : configs) {
+    const std::size_t out_bytes = in_bytes * static_cast<std::size_t>(c.element_size);
+    const std::size_t moved = in_bytes + out_bytes;  // read + written
+    const ferry_source s = source_of(o, d_in);
+    const ferry_transform t = imagenet(c);
+    ferry_output out;
+    ferry_output_init(&out, sizeof out);
+    out.data = d_out;
+    out.bytes = out_bytes;
+    const double kernel_ms = time_gpu(o.iters, stream, [&] { check(ferry_convert(ctx, &s, &t, &out, stream), "ferry_convert"); });
+    // A copy of moved/2 bytes reads and writes `moved` bytes in all.
+    const double copy_ms = time_gpu(o.iters, stream, [&] {
+      CUDA(cudaMemcpyAsync(d_copy, d_out, moved / 2, cudaMemcpyDeviceToDevice, stream));
+    });
+    const double kernel_gbs = moved / kernel_ms / 1e6, copy_gbs = moved / copy_ms / 1e6;
+    std::printf("gpu convert %-14s kernel %.4f ms %7.1f GB/s | d2d copy %.4f ms %7.1f GB/s | ratio %.3f\n", c.name,
+                kernel_ms, kernel_gbs, copy_ms, copy_gbs, kernel_gbs / copy_gbs);
+  }
+  cudaStreamDestroy(stream);
+  cudaFree(d_in);
+  cudaFree(d_out);
+  cudaFree(d_copy);
+  ferry_context_destroy(ctx);
+}
+#else
+void bench_gpu(const Options&) { std::printf("gpu: SKIPPED (built without the CUDA backend)\n"); }
+#endif
+
+template <typename Fn>
+double time_cpu(int iters, Fn&& fn) {
+  fn();  // warm-up (and first touch of the output)
+  std::vector<double> ms;
+  for (int i = 0; i < iters; ++i) {
+    const auto a = std::chrono::steady_clock::now();
+    fn();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
+  }
+  return median(ms);
+}
+
+void bench_cpu(const Options& o) {
+  ferry_context_options co;
+  ferry_context_options_init(&co, sizeof co);
+  co.device_kind = FERRY_DEVICE_CPU;
+  ferry_context_t ctx;
+  check(ferry_context_create(&ctx, &co), "ferry_context_create");
+  ferry::core::ThreadPool pool(0);
+  const std::size_t in_bytes = static_cast<std::size_t>(o.n * o.h * o.w * 3);
+  std::vector<std::uint8_t> in(in_bytes), out(in_bytes * 4), copy(in_bytes * 4);
+  for (std::size_t i = 0; i < in_bytes; ++i) in[i] = static_cast<std::uint8_t>(i * 2654435761u >> 24);
+  std::printf("cpu: %d threads (the context's pool and the memcpy's), median of %d\n", pool.size(), o.cpu_iters);
+  for (const Config& c : configs) {
+    const std::size_t out_bytes = in_bytes * static_cast<std::size_t>(c.element_size);
+    const std::size_t moved = in_bytes + out_bytes;
+    const ferry_source s = source_of(o, in.data());
+    const ferry_transform t = imagenet(c);
+    ferry_output dst;
+    ferry_output_init(&dst, sizeof dst);
+    dst.data = out.data();
+    dst.bytes = out_bytes;
+    const double convert_ms = time_cpu(o.cpu_iters, [&] { check(ferry_convert(ctx, &s, &t, &dst, nullptr), "ferry_convert"); });
+    const std::int64_t half = static_cast<std::int64_t>(moved / 2), piece = 1 << 20;
+    const double memcpy_ms = time_cpu(o.cpu_iters, [&] {
+      pool.parallel_for(0, (half + piece - 1) / piece, [&](std::int64_t b, std::int64_t e) {
+        const std::int64_t lo = b * piece, hi = std::min(half, e * piece);
+        std::memcpy(copy.data() + lo, out.data() + lo, static_cast<std::size_t>(hi - lo));
+      });
+    });
+    const double convert_gbs = moved / convert_ms / 1e6, memcpy_gbs = moved / memcpy_ms / 1e6;
+    std::printf("cpu convert %-14s %.2f ms %6.1f GB/s (%.2f Gpixel/s) | threaded memcpy %.2f ms %6.1f GB/s | ratio %.3f\n",
+                c.name, convert_ms, convert_gbs, o.n * o.h * o.w / convert_ms / 1e6, memcpy_ms, memcpy_gbs,
+                convert_gbs / memcpy_gbs);
+  }
+  ferry_context_destroy(ctx);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&] { return i + 1 < argc ? std::atoll(argv[++i]) : 0; };
+    if (a == "--n") o.n = next();
+    else if (a == "--h") o.h = next();
+    else if (a == "--w") o.w = next();
+    else if (a == "--iters") o.iters = static_cast<int>(next());
+    else if (a == "--cpu-iters") o.cpu_iters = static_cast<int>(next());
+    else if (a == "--no-cpu") o.cpu = false;
+    else {
+      std::fprintf(stderr, "usage: %s [--n N] [--h H] [--w W] [--iters I] [--cpu-iters I] [--no-cpu]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (o.n <= 0 || o.h <= 0 || o.w <= 0 || o.iters <= 0 || o.cpu_iters <= 0) {
+    std::fprintf(stderr, "sizes and iteration counts must be positive\n");
+    return 2;
+  }
+  bench_gpu(o);
+  if (o.cpu) bench_cpu(o);
+  return 0;
+}

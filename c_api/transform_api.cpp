@@ -1,0 +1,104 @@
+// The source, transform and output structs, and ferry_convert, in the C ABI.
+#include <cstdint>
+
+#include "c_api/api_guard.h"
+#include "c_api/handles.h"
+#include "c_api/struct_io.h"
+#include "core/context.h"
+#include "core/convert/convert_plan.h"
+#include "core/convert/converter.h"
+#include "ferry/transform.h"
+
+using namespace ferry;
+
+namespace {
+
+ferry_tensor_info default_tensor_info() {
+  ferry_tensor_info info{};
+  info.struct_size = sizeof info;
+  info.device_kind = FERRY_DEVICE_CPU;
+  info.device_index = -1;
+  info.dtype = FERRY_DTYPE_FLOAT32;
+  info.layout = FERRY_LAYOUT_NCHW;
+  info.ndim = 4;
+  return info;
+}
+
+bool ranges_overlap(const void* a, std::uint64_t a_bytes, const void* b, std::uint64_t b_bytes) {
+  const auto pa = reinterpret_cast<std::uintptr_t>(a), pb = reinterpret_cast<std::uintptr_t>(b);
+  return pa < pb + b_bytes && pb < pa + a_bytes;
+}
+
+// Checks what only the call itself can: the output pointer, the sample
+// pointers, and that the output does not overwrite the source being read.
+void check_call(const core::ConvertPlan& plan, const ferry_source& s, const ferry_output& o) {
+  FERRY_EXPECT(o.data != nullptr, FERRY_ERR_INVALID_ARGUMENT, "output.data is NULL");
+  if (s.samples == nullptr) {
+    FERRY_EXPECT(!ranges_overlap(s.data, plan.source_extent, o.data, plan.out_extent), FERRY_ERR_INVALID_ARGUMENT,
+                 "output.data is ", o.data, ": the output overlaps the source at ", s.data);
+    return;
+  }
+  for (std::int64_t i = 0; i < plan.n; ++i) {
+    FERRY_EXPECT(s.samples[i] != nullptr, FERRY_ERR_INVALID_ARGUMENT, "source.samples[", i, "] is NULL");
+    FERRY_EXPECT(!ranges_overlap(s.samples[i], plan.source_sample_extent, o.data, plan.out_extent),
+                 FERRY_ERR_INVALID_ARGUMENT, "output.data is ", o.data, ": the output overlaps source.samples[", i,
+                 "]");
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+FERRY_API ferry_status ferry_source_init(ferry_source* out, size_t struct_size) {
+  FERRY_API_BEGIN
+  api::init_struct(out, struct_size, core::default_source(), "out");
+  FERRY_API_END
+}
+
+FERRY_API ferry_status ferry_transform_init(ferry_transform* out, size_t struct_size) {
+  FERRY_API_BEGIN
+  api::init_struct(out, struct_size, core::default_transform(), "out");
+  FERRY_API_END
+}
+
+FERRY_API ferry_status ferry_output_init(ferry_output* out, size_t struct_size) {
+  FERRY_API_BEGIN
+  api::init_struct(out, struct_size, core::default_output(), "out");
+  FERRY_API_END
+}
+
+FERRY_API ferry_status ferry_tensor_info_init(ferry_tensor_info* out, size_t struct_size) {
+  FERRY_API_BEGIN
+  api::init_struct(out, struct_size, default_tensor_info(), "out");
+  FERRY_API_END
+}
+
+// No context: the result lives nowhere yet, so device_kind is AUTO and
+// device_index -1 ("not placed"); the caller sizes its buffer from bytes.
+FERRY_API ferry_status ferry_transform_output_info(ferry_tensor_info* out, const ferry_source* source,
+                                                   const ferry_transform* transform) {
+  FERRY_API_BEGIN
+  api::require(out, "out");
+  const ferry_source s = api::read_struct(source, "source", core::default_source());
+  const ferry_transform t = api::read_optional_struct(transform, "transform", core::default_transform());
+  const core::ConvertPlan plan = core::make_convert_plan(s, t, nullptr);
+  api::write_struct(out, core::tensor_info_of(plan, nullptr, FERRY_DEVICE_AUTO, -1), "out");
+  FERRY_API_END
+}
+
+FERRY_API ferry_status ferry_convert(ferry_context_t ctx, const ferry_source* source,
+                                     const ferry_transform* transform, const ferry_output* output,
+                                     void* stream) {
+  FERRY_API_BEGIN
+  const auto context = api::get_context(ctx);
+  const ferry_source s = api::read_struct(source, "source", core::default_source());
+  const ferry_transform t = api::read_optional_struct(transform, "transform", core::default_transform());
+  const ferry_output o = api::read_struct(output, "output", core::default_output());
+  const core::ConvertPlan plan = core::make_convert_plan(s, t, &o);
+  check_call(plan, s, o);
+  context->converter().convert(plan, core::source_view_of(plan, s), 0, plan.n, o.data, stream);
+  FERRY_API_END
+}
+
+}  // extern "C"

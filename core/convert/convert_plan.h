@@ -1,0 +1,112 @@
+// ConvertPlan: a validated, host-folded description of one conversion
+// (ferry_source + ferry_transform + ferry_output), and SourceView, where the
+// uint8 samples of one convert call are. All validation of the C structs
+// happens when a plan is built; converting with a plan validates nothing, so
+// the staging pipeline can convert chunk after chunk with one plan.
+//
+// Pure C++ (no CUDA headers): tested on every machine.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ferry/transform.h"
+
+namespace ferry::core {
+
+// Byte strides of a 4-D tensor, in the order n, c, h, w.
+struct Strides4 {
+  std::int64_t n = 0, c = 0, h = 0, w = 0;
+};
+
+// The uint8 samples one convert call reads: `count` samples, local index i
+// (0 <= i < count) being global sample first + i of the plan.
+// Either base (sample i at base + i * strides.n) or samples (samples[i]).
+// strides.c/h/w are the element strides inside a sample and may differ from
+// the plan's source strides (a staged, packed copy of the caller's data), but
+// the sample must hold the whole source image (plan.h x plan.w x plan.c):
+// crop windows are source coordinates and stay valid in the view.
+// The caller of convert guarantees the view is readable over that extent.
+struct SourceView {
+  const std::uint8_t* base = nullptr;
+  const std::uint8_t* const* samples = nullptr;
+  Strides4 strides;  // all resolved (non-zero where the dimension has size > 1)
+};
+
+struct ConvertPlan {
+  // --- source: every sample is h x w x c uint8 ---
+  std::int64_t n = 0, h = 0, w = 0, c = 0;
+  ferry_layout source_layout = FERRY_LAYOUT_NHWC;
+  Strides4 source_strides;            // the caller's source, 0s resolved to packed
+  bool source_has_samples = false;    // the caller gave a samples array
+  std::uint64_t source_sample_extent = 0;  // bytes one sample spans
+  std::uint64_t source_extent = 0;    // bytes the whole `data` source spans (data form)
+
+  // --- output: n x out_channels_total x out_h x out_w of dtype ---
+  ferry_dtype dtype = FERRY_DTYPE_FLOAT32;
+  ferry_layout out_layout = FERRY_LAYOUT_NCHW;
+  int element_size = 4;
+  int out_channels = 0;        // mapped channels, 1..4
+  int out_channels_total = 0;  // out_channels, or 4 with channel padding
+  int channel_map[4] = {0, 0, 0, 0};
+  std::int64_t out_h = 0, out_w = 0;  // the window size
+  Strides4 out_strides;               // resolved, in bytes
+  std::uint64_t out_extent = 0;       // bytes the whole output spans
+  std::uint32_t pad_bits = 0;         // pad_value in the output dtype's bits
+  std::uint32_t fill_bits = 0;        // fill_value (outside the image), same
+
+  // --- arithmetic, folded on the host: out = float(u8) * alpha[k] + beta[k],
+  // alpha = scale / std, beta = -mean / std (computed in double, rounded once).
+  // The multiply and the add round separately on the CPU and the GPU alike,
+  // so both give bit-identical results. Ignored for uint8 output. ---
+  float alpha[4] = {1, 1, 1, 1};
+  float beta[4] = {0, 0, 0, 0};
+  std::vector<float> sample_alpha, sample_beta;  // n * 4 each when per sample, else empty
+
+  // --- geometry: crop window (source pixels) and mirror, per batch or sample ---
+  ferry_rect crop{0, 0, 0, 0};          // x, y used when sample_crop is empty
+  std::vector<ferry_rect> sample_crop;  // n entries, or empty
+  int mirror = 0;                       // ferry_mirror bits
+  std::vector<std::uint8_t> sample_mirror;  // n entries, or empty
+  bool pad_outside = false;
+  bool any_outside = false;  // some window reaches outside its image
+
+  bool has_per_sample() const noexcept {
+    return !sample_alpha.empty() || !sample_crop.empty() || !sample_mirror.empty();
+  }
+  const float* alpha_of(std::int64_t g) const noexcept {
+    return sample_alpha.empty() ? alpha : &sample_alpha[static_cast<std::size_t>(g) * 4];
+  }
+  const float* beta_of(std::int64_t g) const noexcept {
+    return sample_beta.empty() ? beta : &sample_beta[static_cast<std::size_t>(g) * 4];
+  }
+  ferry_rect window_of(std::int64_t g) const noexcept {
+    return sample_crop.empty() ? crop : sample_crop[static_cast<std::size_t>(g)];
+  }
+  int mirror_of(std::int64_t g) const noexcept {
+    return sample_mirror.empty() ? mirror : sample_mirror[static_cast<std::size_t>(g)];
+  }
+  // True if every window starts at column 0, spans the full width and stays
+  // inside its image, and nothing is mirrored: then rows are whole image rows.
+  bool full_width_unmirrored() const noexcept;
+};
+
+// Defaults of the C structs, as the _init functions give them.
+ferry_source default_source();
+ferry_transform default_transform();
+ferry_output default_output();
+
+// Validates everything and folds the arithmetic. output may be NULL: a packed
+// output (its data and bytes are not checked either). Throws ferry::Error
+// with the status the C ABI documents and a message naming argument and value.
+ConvertPlan make_convert_plan(const ferry_source& source, const ferry_transform& transform,
+                              const ferry_output* output);
+
+// Describes the plan's output at `data` (dimensions and byte strides in
+// memory-layout order, extent in bytes), for ferry_tensor_info results.
+ferry_tensor_info tensor_info_of(const ConvertPlan& plan, void* data, ferry_device_kind kind, int device_index);
+
+// The view of the caller's own source (sample 0 .. n-1).
+SourceView source_view_of(const ConvertPlan& plan, const ferry_source& source);
+
+}  // namespace ferry::core

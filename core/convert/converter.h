@@ -1,0 +1,56 @@
+// ferry::core::Converter: the context's conversion subsystem. It owns the CPU
+// thread pool and, on a CUDA context, the kernel launcher with its per-stream
+// parameter tables.
+//
+// How the staging pipeline uses it: build one ConvertPlan per batch
+// (make_convert_plan validates everything once), cut the batch into chunks of
+// whole samples [first, first + count), stage each chunk anywhere with any
+// strides, and call convert() per chunk with a SourceView of the staged copy.
+// Per-sample parameters (mean/std, crop, mirror) are looked up by the GLOBAL
+// sample index first + i; output goes to the global sample's slice of
+// output_base. Nothing is re-validated per chunk.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "core/convert/convert_plan.h"
+#include "core/thread_pool.h"
+
+namespace ferry::core {
+
+class CudaConverter;  // core/convert/cuda/cuda_converter.h; CUDA builds only
+
+class Converter {
+ public:
+  // kind: CPU or CUDA; device_index: the CUDA device (ignored on the CPU);
+  // cpu_threads: the CPU pool's size, 0 = the machine's hardware threads.
+  Converter(ferry_device_kind kind, int device_index, int cpu_threads);
+  ~Converter();
+  Converter(const Converter&) = delete;
+  Converter& operator=(const Converter&) = delete;
+
+  // Converts samples first .. first+count-1 of `plan` (source's local samples
+  // 0 .. count-1) into output_base + g * plan.out_strides.n for each global
+  // sample g. output_base is the whole output's base (sample 0), not the slice.
+  //  - CPU: synchronous, on the pool; stream ignored.
+  //  - CUDA: source and output are device-accessible memory; ONE kernel launch
+  //    on `stream` (a cudaStream_t of the context's device, NULL = legacy
+  //    default), asynchronous. `source.samples` is read before returning (so
+  //    the array may be reused at once); per-sample tables reach the GPU by an
+  //    async copy from pinned memory into a converter-owned buffer per stream,
+  //    without a device-wide sync and without a cudaMalloc per call.
+  // Requires 0 <= first, count >= 0, first + count <= plan.n (else
+  // FERRY_ERR_OUT_OF_RANGE); count 0 does nothing. Thread-safe.
+  void convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
+               void* output_base, void* stream);
+
+  ThreadPool& cpu_pool() noexcept { return pool_; }
+  bool is_cuda() const noexcept { return cuda_ != nullptr; }
+
+ private:
+  ThreadPool pool_;
+  std::unique_ptr<CudaConverter> cuda_;
+};
+
+}  // namespace ferry::core

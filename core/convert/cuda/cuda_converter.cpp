@@ -1,0 +1,189 @@
+#include "core/convert/cuda/cuda_converter.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/convert/cuda/convert_kernel_params.h"
+#include "core/cuda/cuda_check.h"
+#include "core/cuda/device_guard.h"
+
+namespace ferry::core {
+namespace {
+
+using cuda_convert::DeviceSample;
+using cuda_convert::KernelParams;
+
+constexpr std::size_t min_table_bytes = 16 << 10;  // 290 samples: no growth for usual batches
+
+std::size_t grown(std::size_t capacity, std::size_t need) {
+  return std::max({need, capacity * 2, min_table_bytes});
+}
+
+KernelParams params_of(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
+                       void* output_base) {
+  KernelParams p;
+  p.base = source.base;
+  p.out = static_cast<std::uint8_t*>(output_base);
+  p.first = first;
+  p.count = count;
+  p.src_n = source.strides.n, p.src_c = source.strides.c, p.src_h = source.strides.h, p.src_w = source.strides.w;
+  p.out_n = plan.out_strides.n, p.out_c = plan.out_strides.c;
+  p.out_h = plan.out_strides.h, p.out_w = plan.out_strides.w;
+  p.h = static_cast<std::int32_t>(plan.h), p.w = static_cast<std::int32_t>(plan.w);
+  p.c = static_cast<std::int32_t>(plan.c);
+  p.oh = static_cast<std::int32_t>(plan.out_h), p.ow = static_cast<std::int32_t>(plan.out_w);
+  p.oc = plan.out_channels, p.oct = plan.out_channels_total;
+  for (int k = 0; k < 4; ++k) {
+    p.channel_map[k] = plan.channel_map[k];
+    p.alpha[k] = plan.alpha[k];
+    p.beta[k] = plan.beta[k];
+  }
+  p.crop_x = static_cast<std::int32_t>(plan.crop.x), p.crop_y = static_cast<std::int32_t>(plan.crop.y);
+  p.mirror = plan.mirror;
+  p.pad_bits = plan.pad_bits, p.fill_bits = plan.fill_bits;
+  p.out_nhwc = plan.out_layout == FERRY_LAYOUT_NHWC;
+  return p;
+}
+
+// Decides the fast path: contiguous interleaved pixels in, contiguous rows or
+// planes out, nothing mirrored or outside. Fills the run geometry.
+bool choose_runs(const ConvertPlan& plan, KernelParams& p) {
+  bool mirrored = plan.mirror != 0;
+  for (std::uint8_t m : plan.sample_mirror) mirrored |= m != 0;
+  if (mirrored || plan.any_outside) return false;
+  const std::int64_t E = plan.element_size, C = plan.c, OCT = plan.out_channels_total;
+  const bool pixels_in = (C == 1 || p.src_c == 1) && p.src_w == C;
+  const bool pixels_out = p.out_nhwc ? (OCT == 1 || p.out_c == E) && p.out_w == OCT * E : p.out_w == E;
+  if (!pixels_in || !pixels_out) return false;
+  const bool whole = plan.full_width_unmirrored() && (plan.out_h == 1 || (p.src_h == plan.w * C && p.out_h == plan.out_w * p.out_w));
+  if (whole) {
+    p.run_len = plan.out_h * plan.out_w;
+    p.runs_per_sample = 1;
+  } else {
+    if (plan.out_w < 64) return false;  // short rows leave most of a 512-pixel tile idle
+    p.run_len = plan.out_w;
+    p.runs_per_sample = plan.out_h;
+  }
+  p.tiles_per_run = (p.run_len + 511) / 512;
+  return true;
+}
+
+std::vector<DeviceSample> table_of(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
+                                   std::int64_t count) {
+  std::vector<DeviceSample> table(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t g = first + i;
+    DeviceSample& d = table[static_cast<std::size_t>(i)];
+    d.src = source.samples ? source.samples[i] : source.base + i * source.strides.n;
+    FERRY_EXPECT(d.src != nullptr, FERRY_ERR_INVALID_ARGUMENT, "source.samples[", i, "] is NULL");
+    std::memcpy(d.alpha, plan.alpha_of(g), sizeof d.alpha);
+    std::memcpy(d.beta, plan.beta_of(g), sizeof d.beta);
+    const ferry_rect w = plan.window_of(g);
+    d.x = static_cast<std::int32_t>(w.x);
+    d.y = static_cast<std::int32_t>(w.y);
+    d.mirror = plan.mirror_of(g);
+    d.unused = 0;
+  }
+  return table;
+}
+
+}  // namespace
+
+CudaConverter::StreamSlot::~StreamSlot() {
+  if (used) FERRY_CUDA_ASSERT(cudaEventSynchronize(done.get()));
+  if (device != nullptr) FERRY_CUDA_ASSERT(cudaFreeAsync(device, cudaStreamPerThread));
+  for (PinnedBuffer& b : ring) {
+    if (b.pending) FERRY_CUDA_ASSERT(cudaEventSynchronize(b.copied.get()));
+    if (b.host != nullptr) FERRY_CUDA_ASSERT(cudaFreeHost(b.host));
+  }
+}
+
+CudaConverter::CudaConverter(int device) : device_(device) {
+  cuda::DeviceGuard guard(device_);
+  FERRY_CUDA_TRY(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
+  const ferry_dtype dtypes[] = {FERRY_DTYPE_UINT8, FERRY_DTYPE_FLOAT32, FERRY_DTYPE_FLOAT16, FERRY_DTYPE_BFLOAT16};
+  for (int runs = 0; runs < 2; ++runs)
+    for (ferry_dtype d : dtypes)
+      max_blocks_[runs][d] = sm_count_ * cuda_convert::convert_blocks_per_sm(d, runs != 0);
+}
+
+CudaConverter::~CudaConverter() {
+  try {
+    cuda::DeviceGuard guard(device_);
+    slots_.clear();
+  } catch (...) {
+    // The device is gone (driver shutdown): nothing left to free.
+  }
+}
+
+std::shared_ptr<CudaConverter::StreamSlot> CudaConverter::slot_for(cudaStream_t stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = slots_.find(stream);
+  if (it == slots_.end()) {
+    if (slots_.size() >= max_streams) {
+      // Free the least recently used slot that no call is using right now.
+      auto victim = slots_.end();
+      for (auto s = slots_.begin(); s != slots_.end(); ++s)
+        if (s->second.use_count() == 1 && (victim == slots_.end() || s->second->last_use < victim->second->last_use))
+          victim = s;
+      if (victim != slots_.end()) slots_.erase(victim);
+    }
+    auto slot = std::make_shared<StreamSlot>();
+    slot->stream = stream;
+    it = slots_.emplace(stream, std::move(slot)).first;
+  }
+  it->second->last_use = ++tick_;
+  return it->second;
+}
+
+const void* CudaConverter::upload(StreamSlot& slot, const void* table, std::size_t bytes) {
+  PinnedBuffer& pinned = slot.ring[static_cast<std::size_t>(slot.next)];
+  slot.next = (slot.next + 1) % static_cast<int>(slot.ring.size());
+  if (pinned.pending) {
+    pinned.copied.synchronize();  // only blocks with 4 copies on this stream still queued
+    pinned.pending = false;
+  }
+  if (pinned.capacity < bytes) {
+    const std::size_t capacity = grown(pinned.capacity, bytes);
+    if (pinned.host != nullptr) FERRY_CUDA_TRY(cudaFreeHost(pinned.host));
+    pinned.host = nullptr;
+    pinned.capacity = 0;
+    FERRY_CUDA_TRY(cudaHostAlloc(&pinned.host, capacity, cudaHostAllocDefault));
+    pinned.capacity = capacity;
+  }
+  std::memcpy(pinned.host, table, bytes);
+  if (slot.capacity < bytes) {
+    const std::size_t capacity = grown(slot.capacity, bytes);
+    void* fresh = nullptr;
+    FERRY_CUDA_TRY(cudaMallocAsync(&fresh, capacity, slot.stream));
+    if (slot.device != nullptr) FERRY_CUDA_ASSERT(cudaFreeAsync(slot.device, slot.stream));
+    slot.device = fresh;
+    slot.capacity = capacity;
+  }
+  FERRY_CUDA_TRY(cudaMemcpyAsync(slot.device, pinned.host, bytes, cudaMemcpyHostToDevice, slot.stream));
+  pinned.copied.record(slot.stream);
+  pinned.pending = true;
+  return slot.device;
+}
+
+void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
+                            std::int64_t count, void* output_base, void* stream) {
+  cuda::DeviceGuard guard(device_);
+  KernelParams p = params_of(plan, source, first, count, output_base);
+  const bool runs = choose_runs(plan, p);
+  const int max_blocks = max_blocks_[runs ? 1 : 0][plan.dtype];
+  if (source.samples == nullptr && !plan.has_per_sample()) {
+    cuda_convert::launch_convert(p, plan.dtype, runs, max_blocks, stream);
+    return;
+  }
+  const std::vector<DeviceSample> table = table_of(plan, source, first, count);
+  const std::shared_ptr<StreamSlot> slot = slot_for(static_cast<cudaStream_t>(stream));
+  std::lock_guard<std::mutex> lock(slot->mutex);  // the table copy and its kernel stay adjacent
+  p.samples = static_cast<const DeviceSample*>(upload(*slot, table.data(), table.size() * sizeof(DeviceSample)));
+  cuda_convert::launch_convert(p, plan.dtype, runs, max_blocks, stream);
+  slot->done.record(slot->stream);
+  slot->used = true;
+}
+
+}  // namespace ferry::core
