@@ -40,6 +40,7 @@ Context::Context(const ferry_context_options& options) : options_(options) {
   validate_context_options(options_);
   kind_ = resolve_device(options_, device_index_);
   // --- subsystems: each issue constructs its member here, in dependency order ---
+  memory_ = std::make_unique<MemorySystem>(kind_, device_index_, options_);
   converter_ = std::make_unique<Converter>(kind_, device_index_, options_.cpu_threads);
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "core/convert/converter.h"
+#include "core/memory/memory_system.h"
 #include "core/pipeline_counters.h"
 #include "ferry/context.h"
 
@@ -31,6 +32,7 @@ class Context {
   PipelineCounters& pipeline_counters() noexcept { return pipeline_counters_; }
 
   // --- subsystems: each issue adds its accessor here ---
+  MemorySystem& memory() noexcept { return *memory_; }  // streams, events, pinned, registry, device cache
   Converter& converter() noexcept { return *converter_; }  // conversion kernels + CPU thread pool
 
  private:
@@ -39,6 +41,7 @@ class Context {
   int device_index_ = -1;
   PipelineCounters pipeline_counters_;
   // --- subsystems: each issue adds its member here (declaration order = construction order) ---
+  std::unique_ptr<MemorySystem> memory_;
   std::unique_ptr<Converter> converter_;
 };
 

@@ -1,0 +1,58 @@
+// The C ABI of ferry_stats: the memory gauges and counters from
+// core/memory (MemorySystem), the pipeline's from core/pipeline_counters.h.
+#include "c_api/api_guard.h"
+#include "c_api/handles.h"
+#include "c_api/struct_io.h"
+#include "core/memory/memory_system.h"
+#include "ferry/memory.h"
+
+using namespace ferry;
+
+namespace {
+
+ferry_stats zero_stats() {
+  ferry_stats s{};
+  s.struct_size = sizeof(ferry_stats);
+  return s;
+}
+
+void fill_pipeline(ferry_stats& out, const core::PipelineCounters& c) {
+  constexpr auto relaxed = std::memory_order_relaxed;
+  out.batches_submitted = c.batches_submitted.load(relaxed);
+  out.batches_completed = c.batches_completed.load(relaxed);
+  out.batches_failed = c.batches_failed.load(relaxed);
+  out.input_bytes = c.input_bytes.load(relaxed);
+  out.output_bytes = c.output_bytes.load(relaxed);
+  out.staging_ns = c.staging_ns.load(relaxed);
+  out.h2d_ns = c.h2d_ns.load(relaxed);
+  out.convert_ns = c.convert_ns.load(relaxed);
+  out.busy_ns = c.busy_ns.load(relaxed);
+  // bytes per nanosecond is GB/s
+  out.input_gbps = out.busy_ns == 0 ? 0.0 : static_cast<double>(out.input_bytes) / static_cast<double>(out.busy_ns);
+}
+
+}  // namespace
+
+FERRY_API ferry_status ferry_stats_init(ferry_stats* out, size_t struct_size) {
+  FERRY_API_BEGIN
+  api::init_struct(out, struct_size, zero_stats(), "out");
+  FERRY_API_END
+}
+
+FERRY_API ferry_status ferry_context_stats(ferry_stats* out, ferry_context_t ctx) {
+  FERRY_API_BEGIN
+  ferry_stats stats = api::read_struct(out, "out", zero_stats());  // checks out->struct_size
+  auto context = api::get_context(ctx);
+  context->memory().fill_stats(stats);
+  fill_pipeline(stats, context->pipeline_counters());
+  api::write_struct(out, stats, "out");
+  FERRY_API_END
+}
+
+FERRY_API ferry_status ferry_context_reset_stats(ferry_context_t ctx) {
+  FERRY_API_BEGIN
+  auto context = api::get_context(ctx);
+  context->memory().reset_counters();
+  context->pipeline_counters().reset();
+  FERRY_API_END
+}

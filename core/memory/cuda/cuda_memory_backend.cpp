@@ -1,0 +1,182 @@
+#include "core/memory/cuda/cuda_memory_backend.h"
+
+#include <cuda_runtime_api.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/cuda/cuda_check.h"
+#include "core/cuda/device_guard.h"
+
+namespace ferry::core {
+namespace {
+
+// Makes `device` current for a noexcept scope; a failure is reported, not thrown.
+class QuietDeviceGuard {
+ public:
+  explicit QuietDeviceGuard(int device) noexcept {
+    if (cudaGetDevice(&previous_) == cudaSuccess && previous_ != device) {
+      switched_ = cudaSetDevice(device) == cudaSuccess;
+    }
+  }
+  ~QuietDeviceGuard() {
+    if (switched_) FERRY_CUDA_ASSERT(cudaSetDevice(previous_));
+  }
+  QuietDeviceGuard(const QuietDeviceGuard&) = delete;
+  QuietDeviceGuard& operator=(const QuietDeviceGuard&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool switched_ = false;
+};
+
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+
+// Touches every page so cudaHostRegister finds them resident; threads for big blocks.
+void prefault(void* ptr, std::size_t bytes) {
+  auto* p = static_cast<volatile unsigned char*>(ptr);
+  auto touch = [p](std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; i += 4096) p[i] = 0;
+  };
+  const std::size_t big = std::size_t{64} << 20;
+  if (bytes < big) return touch(0, bytes);
+  const std::size_t threads = std::min<std::size_t>(8, std::max(1u, std::thread::hardware_concurrency()));
+  const std::size_t per = (bytes / threads + 4095) & ~std::size_t{4095};
+  std::vector<std::thread> workers;
+  for (std::size_t t = 0; t < threads; ++t)
+    workers.emplace_back(touch, std::min(bytes, t * per), std::min(bytes, (t + 1) * per));
+  for (auto& w : workers) w.join();
+}
+
+class CudaMemoryBackend final : public MemoryBackend {
+ public:
+  CudaMemoryBackend(int device, PinnedMethod method) : device_(device), method_(method) {}
+
+  bool has_streams() const noexcept override { return true; }
+  const char* pinned_method() const noexcept override {
+    return method_ == PinnedMethod::kHostAlloc ? "cudaHostAlloc" : "malloc+prefault+cudaHostRegister";
+  }
+
+  void* device_malloc(std::size_t bytes) override {
+    cuda::DeviceGuard guard(device_);
+    void* p = nullptr;
+    const cudaError_t err = cudaMalloc(&p, bytes);
+    if (err == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      return nullptr;
+    }
+    FERRY_CUDA_TRY(err);
+    return p;
+  }
+  void device_free(void* ptr) noexcept override {
+    QuietDeviceGuard guard(device_);
+    FERRY_CUDA_ASSERT(cudaFree(ptr));
+  }
+
+  void* pinned_alloc(std::size_t bytes) override {
+    cuda::DeviceGuard guard(device_);
+    if (method_ == PinnedMethod::kHostAlloc) {
+      void* p = nullptr;
+      const cudaError_t err = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
+      if (err == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        return nullptr;
+      }
+      FERRY_CUDA_TRY(err);
+      return p;
+    }
+    void* p = nullptr;
+    if (posix_memalign(&p, bytes >= kHugePage ? kHugePage : 4096, bytes) != 0) return nullptr;
+    if (bytes >= kHugePage) (void)madvise(p, bytes, MADV_HUGEPAGE);  // advice only
+    prefault(p, bytes);
+    const cudaError_t err = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
+    if (err != cudaSuccess) {
+      std::free(p);
+      (void)cudaGetLastError();
+      if (err == cudaErrorMemoryAllocation) return nullptr;
+      FERRY_CUDA_TRY(err);
+    }
+    return p;
+  }
+  void pinned_free(void* ptr, std::size_t) noexcept override {
+    if (method_ == PinnedMethod::kHostAlloc) {
+      FERRY_CUDA_ASSERT(cudaFreeHost(ptr));
+    } else {
+      FERRY_CUDA_ASSERT(cudaHostUnregister(ptr));
+      std::free(ptr);
+    }
+  }
+
+  RegisterOutcome host_register(const void* ptr, std::size_t bytes) override {
+    cuda::DeviceGuard guard(device_);
+    const cudaError_t err = cudaHostRegister(const_cast<void*>(ptr), bytes, cudaHostRegisterDefault);
+    if (err == cudaErrorHostMemoryAlreadyRegistered) {
+      (void)cudaGetLastError();
+      return RegisterOutcome::kAlreadyRegistered;
+    }
+    FERRY_CUDA_TRY(err);
+    return RegisterOutcome::kRegistered;
+  }
+  void host_unregister(const void* ptr) noexcept override {
+    FERRY_CUDA_ASSERT(cudaHostUnregister(const_cast<void*>(ptr)));
+  }
+
+  EventHandle event_create() override {
+    cuda::DeviceGuard guard(device_);
+    cudaEvent_t e = nullptr;
+    FERRY_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    return e;
+  }
+  void event_destroy(EventHandle event) noexcept override {
+    FERRY_CUDA_ASSERT(cudaEventDestroy(static_cast<cudaEvent_t>(event)));
+  }
+  void event_record(EventHandle event, StreamHandle stream) override {
+    FERRY_CUDA_TRY(cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)));
+  }
+  bool event_query(EventHandle event) override {
+    const cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event));
+    if (err == cudaErrorNotReady) return false;
+    FERRY_CUDA_TRY(err);
+    return true;
+  }
+  void event_synchronize(EventHandle event) override {
+    FERRY_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(event)));
+  }
+
+  StreamHandle stream_create(bool high_priority) override {
+    cuda::DeviceGuard guard(device_);
+    int least = 0, greatest = 0;
+    FERRY_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    cudaStream_t s = nullptr;
+    FERRY_CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, high_priority ? greatest : least));
+    return s;
+  }
+  void stream_destroy(StreamHandle stream) noexcept override {
+    FERRY_CUDA_ASSERT(cudaStreamDestroy(static_cast<cudaStream_t>(stream)));
+  }
+
+ private:
+  int device_;
+  PinnedMethod method_;
+};
+
+}  // namespace
+
+PinnedMethod pinned_method_from_env() {
+  const char* value = std::getenv("FERRY_PINNED_METHOD");
+  if (value == nullptr || *value == '\0' || std::strcmp(value, "alloc") == 0) return PinnedMethod::kHostAlloc;
+  if (std::strcmp(value, "register") == 0) return PinnedMethod::kRegister;
+  fail(FERRY_ERR_INVALID_ARGUMENT, "environment variable FERRY_PINNED_METHOD is \"", value,
+       "\": expected \"alloc\" (cudaHostAlloc) or \"register\" (malloc + cudaHostRegister)");
+}
+
+std::unique_ptr<MemoryBackend> make_cuda_memory_backend(int device, PinnedMethod method) {
+  return std::make_unique<CudaMemoryBackend>(device, method);
+}
+
+}  // namespace ferry::core

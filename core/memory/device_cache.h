@@ -1,0 +1,97 @@
+// DeviceCache: ferry's caching, stream-ordered device allocator.
+//
+// Semantics (those of ferry_device_alloc / ferry_device_free):
+//   - a block freed on stream S is reusable at once by allocations on S;
+//   - on any other stream only after an event recorded on S after the free
+//     has completed (StreamEpochs); never through a device-wide sync.
+// Size classes, splitting and merging: SizePolicy and BlockArena.
+// When cudaMalloc fails: every cached block is given back (waiting on the
+// events of blocks freed on streams, which is not a device sync) and the
+// allocation is retried once; then FERRY_ERR_OUT_OF_MEMORY with the sizes.
+// Bounded: free bytes held beyond max_cached_bytes are given back at free.
+//
+// Concurrency: the cache is split into arenas, each with its own lock; a
+// thread prefers its own arena (thread_arena_slot), so threads rarely contend.
+// A block may be served by any arena and is freed to the one that holds it.
+// Every public method is thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/memory/block_arena.h"
+#include "core/memory/memory_backend.h"
+#include "core/memory/memory_counters.h"
+#include "core/memory/stream_epochs.h"
+#include "core/streams/event_pool.h"
+
+namespace ferry::core {
+
+class DeviceCache {
+ public:
+  struct Options {
+    std::size_t max_cached_bytes = std::size_t{2} << 30;  // free bytes kept (device_cache_bytes)
+    // Streams that live as long as the cache (the context's pool): frees on
+    // them record their event lazily. NULL (the legacy default stream) always
+    // counts as one; every other stream gets an event at each free.
+    std::vector<StreamHandle> long_lived_streams;
+    unsigned arenas = 8;
+    SizePolicy policy = SizePolicy::device();
+  };
+
+  DeviceCache(MemoryBackend& backend, EventPool& events, Options options);
+  // Gives every segment back, blocks still handed out included.
+  ~DeviceCache();
+  DeviceCache(const DeviceCache&) = delete;
+  DeviceCache& operator=(const DeviceCache&) = delete;
+
+  // A block of at least `bytes` (aligned to 512), usable at once on `stream`.
+  // Throws FERRY_ERR_INVALID_ARGUMENT (0), FERRY_ERR_OVERFLOW, FERRY_ERR_OUT_OF_MEMORY.
+  void* allocate(std::size_t bytes, StreamHandle stream);
+  // Gives a block back in the order of `stream` (see above). A pointer this
+  // cache did not hand out, or freed already: FERRY_ERR_NOT_FOUND, nothing changed.
+  void free(void* ptr, StreamHandle stream);
+  // Gives back every wholly free segment whose blocks' work has completed
+  // (polled, never waited for). Returns the bytes given back.
+  std::size_t trim();
+  // Whether ptr is the start of a block handed out and not freed.
+  bool owns(const void* ptr) const;
+
+  AllocatorStats stats() const;
+  void reset_counters() noexcept;  // hits, misses, calls; not the byte gauges
+  std::size_t arena_count() const noexcept { return arenas_.size(); }
+  // For tests: "" when every arena's invariants hold.
+  std::string check_invariants() const;
+
+ private:
+  struct Arena {
+    Arena(const SizePolicy& policy, EventPool& events) : blocks(policy), epochs(events) {}
+    mutable std::mutex mutex;
+    BlockArena blocks;
+    StreamEpochs epochs;
+  };
+
+  StreamKey key_of(StreamHandle stream) const noexcept;
+  bool is_long_lived(StreamHandle stream) const noexcept;
+  ArenaBlock* try_cached(Arena& arena, std::size_t rounded, StreamKey key, bool reclaim);
+  void reclaim(Arena& arena, bool wait);  // makes completed frees reusable everywhere
+  void* grow(Arena& arena, std::size_t bytes, std::size_t rounded, StreamKey key);
+  std::size_t release_free_segments(Arena& arena, std::size_t bytes_wanted, bool wait);
+  void enforce_cap();
+  std::uint64_t cached_now() const noexcept;
+  void* backend_malloc(std::size_t bytes);
+
+  MemoryBackend& backend_;
+  EventPool& events_;
+  Options options_;
+  bool streams_;  // false on the CPU backend: every stream is the same
+  std::vector<std::unique_ptr<Arena>> arenas_;
+
+  std::atomic<std::uint64_t> in_use_{0}, reserved_{0}, peak_{0}, hits_{0}, misses_{0};
+  CallCounter malloc_calls_;
+};
+
+}  // namespace ferry::core

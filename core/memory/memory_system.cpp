@@ -1,0 +1,115 @@
+#include "core/memory/memory_system.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "core/error.h"
+#include "core/memory/host_memory_backend.h"
+#if FERRY_HAVE_CUDA
+#include "core/memory/cuda/cuda_memory_backend.h"
+#endif
+
+namespace ferry::core {
+namespace {
+
+std::unique_ptr<MemoryBackend> make_backend(ferry_device_kind kind, int device_index) {
+  if (kind == FERRY_DEVICE_CPU) return std::make_unique<HostMemoryBackend>();
+#if FERRY_HAVE_CUDA
+  return make_cuda_memory_backend(device_index, pinned_method_from_env());
+#else
+  fail(FERRY_ERR_NO_DEVICE, "device_kind is FERRY_DEVICE_CUDA (device ", device_index,
+       "): this build of ferry has no CUDA backend");
+#endif
+}
+
+std::size_t to_size(std::uint64_t v) { return v > SIZE_MAX ? SIZE_MAX : static_cast<std::size_t>(v); }
+
+// Arenas per allocator: enough that 8 threads rarely share a lock, few
+// enough that per-arena segments waste little.
+unsigned arena_count() { return std::clamp(std::thread::hardware_concurrency(), 2u, 8u); }
+
+}  // namespace
+
+MemorySystem::MemorySystem(ferry_device_kind kind, int device_index, const ferry_context_options& options)
+    : backend_(make_backend(kind, device_index)) {
+  build(options);
+}
+
+MemorySystem::MemorySystem(std::unique_ptr<MemoryBackend> backend, const ferry_context_options& options)
+    : backend_(std::move(backend)) {
+  build(options);
+}
+
+void MemorySystem::build(const ferry_context_options& options) {
+  event_pool_ = std::make_unique<EventPool>(*backend_);
+  stream_pool_ = std::make_unique<StreamPool>(*backend_, options.stream_count, options.high_priority_streams != 0);
+  PinnedPool::Options pinned;
+  pinned.cap_bytes = to_size(options.pinned_cache_bytes);
+  pinned.prealloc_bytes = to_size(options.pinned_prealloc_bytes);
+  pinned.wait_at_cap = options.pinned_wait_at_cap != 0;
+  pinned.arenas = arena_count();
+  pinned_ = std::make_unique<PinnedPool>(*backend_, *event_pool_, pinned);
+  registry_ = std::make_unique<HostRegistry>(*backend_, to_size(options.registry_cache_bytes));
+  DeviceCache::Options device;
+  device.max_cached_bytes = to_size(options.device_cache_bytes);
+  device.long_lived_streams = stream_pool_->streams();
+  device.arenas = arena_count();
+  device_ = std::make_unique<DeviceCache>(*backend_, *event_pool_, device);
+}
+
+MemorySystem::~MemorySystem() {
+  // Reverse order of build: the caches give their memory back while the
+  // streams and events they may wait on still exist.
+  device_.reset();
+  registry_.reset();
+  pinned_.reset();
+  stream_pool_.reset();
+  event_pool_.reset();
+}
+
+std::size_t MemorySystem::trim(unsigned kinds) {
+  FERRY_EXPECT(kinds != 0 && (kinds & ~static_cast<unsigned>(FERRY_MEMORY_ALL)) == 0, FERRY_ERR_UNSUPPORTED,
+               "kinds is ", kinds, ": expected a non-empty combination of FERRY_MEMORY_PINNED (1), ",
+               "FERRY_MEMORY_REGISTERED (2) and FERRY_MEMORY_DEVICE (4)");
+  std::size_t released = 0;
+  if (kinds & FERRY_MEMORY_PINNED) released += pinned_->trim();
+  if (kinds & FERRY_MEMORY_REGISTERED) released += registry_->trim();
+  if (kinds & FERRY_MEMORY_DEVICE) released += device_->trim();
+  return released;
+}
+
+void MemorySystem::fill_stats(ferry_stats& out) const {
+  const AllocatorStats pinned = pinned_->stats();
+  out.pinned_in_use_bytes = pinned.in_use_bytes;
+  out.pinned_cached_bytes = pinned.cached_bytes;
+  out.pinned_peak_bytes = pinned.peak_bytes;
+  out.pinned_hits = pinned.hits;
+  out.pinned_misses = pinned.misses;
+  out.cuda_host_alloc_calls = backend_->has_streams() ? pinned.backend_calls : 0;
+  out.cuda_host_alloc_ns = backend_->has_streams() ? pinned.backend_ns : 0;
+
+  const HostRegistry::Stats reg = registry_->stats();
+  out.registered_bytes = reg.registered_bytes;
+  out.registered_peak_bytes = reg.registered_peak_bytes;
+  out.registry_hits = reg.hits;
+  out.registry_misses = reg.misses;
+  out.cuda_host_register_calls = backend_->has_streams() ? reg.register_calls : 0;
+  out.cuda_host_register_ns = backend_->has_streams() ? reg.register_ns : 0;
+
+  const AllocatorStats device = device_->stats();
+  out.device_in_use_bytes = device.in_use_bytes;
+  out.device_cached_bytes = device.cached_bytes;
+  out.device_peak_bytes = device.peak_bytes;
+  out.device_hits = device.hits;
+  out.device_misses = device.misses;
+  out.cuda_malloc_calls = backend_->has_streams() ? device.backend_calls : 0;
+  out.cuda_malloc_ns = backend_->has_streams() ? device.backend_ns : 0;
+}
+
+void MemorySystem::reset_counters() noexcept {
+  pinned_->reset_counters();
+  registry_->reset_counters();
+  device_->reset_counters();
+}
+
+}  // namespace ferry::core

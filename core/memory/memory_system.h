@@ -1,0 +1,71 @@
+// MemorySystem: the memory and stream subsystems of one context, built from
+// the context options, in dependency order:
+//   backend -> event pool -> stream pool -> pinned pool -> registry -> device cache
+// and destroyed in reverse. The staging pipeline and the C API use these
+// accessors; every object they return is thread-safe and lives as long as
+// the context.
+//
+// What the pipeline uses:
+//   stream_pool().acquire()                  a pool stream, round-robin
+//   event_pool().acquire()/release(e)        events without creating any in steady state
+//   pinned_pool().allocate/free/free_on_stream/free_on_event   staging blocks
+//   is_ferry_pinned(ptr, bytes)              source already in ferry's pinned memory?
+//   registry().lookup_or_register(ptr, bytes, true) ... registry().unpin(ptr, bytes)
+//   device_cache().allocate(bytes, stream) / free(ptr, stream)
+#pragma once
+
+#include <memory>
+
+#include "core/memory/device_cache.h"
+#include "core/memory/host_registry.h"
+#include "core/memory/memory_backend.h"
+#include "core/memory/pinned_pool.h"
+#include "core/streams/event_pool.h"
+#include "core/streams/stream_pool.h"
+#include "ferry/context.h"
+#include "ferry/memory.h"
+
+namespace ferry::core {
+
+class MemorySystem {
+ public:
+  // kind is CPU or CUDA (never AUTO); device_index is the CUDA device.
+  MemorySystem(ferry_device_kind kind, int device_index, const ferry_context_options& options);
+  // With a backend of the caller's (tests: a fake one).
+  MemorySystem(std::unique_ptr<MemoryBackend> backend, const ferry_context_options& options);
+  ~MemorySystem();
+  MemorySystem(const MemorySystem&) = delete;
+  MemorySystem& operator=(const MemorySystem&) = delete;
+
+  MemoryBackend& backend() noexcept { return *backend_; }
+  EventPool& event_pool() noexcept { return *event_pool_; }
+  StreamPool& stream_pool() noexcept { return *stream_pool_; }
+  PinnedPool& pinned_pool() noexcept { return *pinned_; }
+  HostRegistry& registry() noexcept { return *registry_; }
+  DeviceCache& device_cache() noexcept { return *device_; }
+  const PinnedPool& pinned_pool() const noexcept { return *pinned_; }
+  const HostRegistry& registry() const noexcept { return *registry_; }
+  const DeviceCache& device_cache() const noexcept { return *device_; }
+
+  // Whether [ptr, ptr + bytes) lies in pinned memory ferry_host_alloc handed out.
+  bool is_ferry_pinned(const void* ptr, std::size_t bytes) const { return pinned_->contains(ptr, bytes); }
+
+  // ferry_memory_trim: kinds is a non-empty set of ferry_memory_kind bits;
+  // anything else is FERRY_ERR_UNSUPPORTED. Returns the bytes given back.
+  std::size_t trim(unsigned kinds);
+  // Fills the memory fields of ferry_stats (the pipeline's are the caller's).
+  void fill_stats(ferry_stats& out) const;
+  void reset_counters() noexcept;
+
+ private:
+  void build(const ferry_context_options& options);
+
+  std::unique_ptr<MemoryBackend> backend_;
+  std::unique_ptr<EventPool> event_pool_;
+  std::unique_ptr<StreamPool> stream_pool_;
+  std::unique_ptr<PinnedPool> pinned_;
+  std::unique_ptr<HostRegistry> registry_;
+  std::unique_ptr<DeviceCache> device_;
+};
+
+}  // namespace ferry::core

@@ -1,0 +1,64 @@
+// StreamEpochs: when is memory freed on stream S safe on every other stream?
+//
+// A free on S is tagged with S's current epoch. Recording an event on S
+// closes that epoch (the event covers every free tagged with it or earlier)
+// and opens the next. When the event recorded at the close of epoch e has
+// completed, every block tagged <= e is safe everywhere: safe_epoch(S) = e + 1.
+//
+// Recording can be eager (at each free: needed for a caller's stream, which
+// the caller may destroy at any time) or lazy (only when another stream wants
+// the memory: allowed for streams that live as long as the context, and it
+// keeps the steady-state free path free of CUDA calls). An event recorded
+// later on S covers more work than needed, never less, so lazy is correct.
+//
+// Events on one stream complete in order, so the outstanding events of a
+// stream are polled front to back. Not thread-safe: the owner's arena lock
+// guards it.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <utility>
+
+#include "core/memory/block_arena.h"
+#include "core/memory/memory_backend.h"
+#include "core/streams/event_pool.h"
+
+namespace ferry::core {
+
+class StreamEpochs {
+ public:
+  explicit StreamEpochs(EventPool& events) : events_(events) {}
+  ~StreamEpochs();  // gives every outstanding event back to the pool
+  StreamEpochs(const StreamEpochs&) = delete;
+  StreamEpochs& operator=(const StreamEpochs&) = delete;
+
+  // The tag of a block freed now on `stream`.
+  std::uint64_t note_free(StreamKey stream);
+  // Records an event on `stream` covering every free so far (none if nothing is uncovered).
+  void record(StreamKey stream);
+  // Queries the outstanding events; returns the safe epoch (blocks tagged below it are safe).
+  std::uint64_t poll(StreamKey stream);
+  // Waits (event synchronize, never a device sync) until every free so far is safe.
+  std::uint64_t wait(StreamKey stream);
+  // Drops the bookkeeping of a stream with nothing outstanding (its blocks are gone).
+  void forget_if_idle(StreamKey stream);
+
+  std::size_t outstanding_events() const;
+  std::size_t tracked_streams() const noexcept { return streams_.size(); }
+
+ private:
+  struct PerStream {
+    std::uint64_t epoch = 0;   // the open epoch: frees now are tagged with it
+    bool dirty = false;        // the open epoch has frees no event covers yet
+    std::uint64_t safe = 0;
+    std::deque<std::pair<std::uint64_t, EventHandle>> outstanding;  // (closed epoch, event)
+  };
+  static StreamHandle handle(StreamKey key) { return reinterpret_cast<StreamHandle>(key); }
+
+  EventPool& events_;
+  std::unordered_map<StreamKey, PerStream> streams_;
+};
+
+}  // namespace ferry::core

@@ -1,0 +1,92 @@
+// Host registration on a real GPU: explicit registrations and the cache.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/memory/memory_system.h"
+#include "ferry/ferry.h"
+#include "tests/gpu/gpu_test_util.h"
+
+namespace {
+
+bool is_registered(const void* p) {
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return attr.type == cudaMemoryTypeHost;
+}
+
+struct PageBuffer {
+  explicit PageBuffer(size_t n) : bytes(n) {
+    EXPECT_EQ(posix_memalign(&data, 4096, n), 0);
+    std::memset(data, 3, n);
+  }
+  ~PageBuffer() { std::free(data); }
+  char* at(size_t offset) const { return static_cast<char*>(data) + offset; }
+  void* data = nullptr;
+  size_t bytes;
+};
+
+TEST(MemoryRegistryGpu, ExplicitRegistrationPinsAndOverlapsAreRefused) {
+  FERRY_REQUIRE_GPU();
+  ferry_context_options o;
+  ferry_context_options_init(&o, sizeof o);
+  o.device_kind = FERRY_DEVICE_CUDA;
+  ferry_context_t ctx = nullptr;
+  ASSERT_EQ(ferry_context_create(&ctx, &o), FERRY_OK) << ferry_last_error();
+  PageBuffer buf(8u << 20);
+  EXPECT_FALSE(is_registered(buf.data));
+  ASSERT_EQ(ferry_host_register(ctx, buf.data, 4u << 20), FERRY_OK) << ferry_last_error();
+  EXPECT_TRUE(is_registered(buf.data));
+  EXPECT_EQ(ferry_host_register(ctx, buf.at(4096), 4096), FERRY_ERR_ALREADY_EXISTS);
+  EXPECT_EQ(ferry_host_register(ctx, buf.at((4u << 20) - 10), 100), FERRY_ERR_ALREADY_EXISTS);  // shares a page
+  ASSERT_EQ(ferry_host_register(ctx, buf.at(4u << 20), 4u << 20), FERRY_OK) << ferry_last_error();
+  void* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 8u << 20), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d, buf.data, 8u << 20, cudaMemcpyHostToDevice), cudaSuccess);
+  cudaFree(d);
+  ASSERT_EQ(ferry_host_unregister(ctx, buf.data), FERRY_OK);
+  EXPECT_FALSE(is_registered(buf.data));
+  ASSERT_EQ(ferry_host_unregister(ctx, buf.at(4u << 20)), FERRY_OK);
+  // Memory registered outside ferry: refused clearly.
+  ASSERT_EQ(cudaHostRegister(buf.data, 4096, cudaHostRegisterDefault), cudaSuccess);
+  EXPECT_EQ(ferry_host_register(ctx, buf.data, 4096), FERRY_ERR_ALREADY_EXISTS);
+  EXPECT_NE(std::string(ferry_last_error()).find("outside ferry"), std::string::npos) << ferry_last_error();
+  cudaHostUnregister(buf.data);
+  ferry_stats s;
+  ferry_stats_init(&s, sizeof s);
+  ASSERT_EQ(ferry_context_stats(&s, ctx), FERRY_OK);
+  EXPECT_GE(s.cuda_host_register_calls, 3u);
+  EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
+}
+
+TEST(MemoryRegistryGpu, CacheRegistersEvictsAndUnregistersOnDestroy) {
+  FERRY_REQUIRE_GPU();
+  ferry_context_options o;
+  ferry_context_options_init(&o, sizeof o);
+  o.registry_cache_bytes = 8u << 20;
+  PageBuffer a(6u << 20), b(6u << 20);
+  {
+    ferry::core::MemorySystem memory(FERRY_DEVICE_CUDA, 0, o);
+    auto& r = memory.registry();
+    EXPECT_TRUE(r.lookup_or_register(a.data, a.bytes, /*pin=*/true));
+    EXPECT_TRUE(is_registered(a.data));
+    EXPECT_FALSE(r.lookup_or_register(b.data, b.bytes));  // a is pinned: no room
+    r.unpin(a.data, a.bytes);
+    EXPECT_TRUE(r.lookup_or_register(b.data, b.bytes));   // evicts a
+    EXPECT_FALSE(is_registered(a.data));
+    EXPECT_TRUE(is_registered(b.data));
+    EXPECT_TRUE(r.contains(b.at(100), 1000));
+    EXPECT_FALSE(r.lookup_or_register(a.data, 9u << 20));  // larger than the cap: declined
+    ASSERT_EQ(cudaHostRegister(a.data, 4096, cudaHostRegisterDefault), cudaSuccess);
+    EXPECT_FALSE(r.lookup_or_register(a.data, 4096));  // registered by someone else: declined
+    cudaHostUnregister(a.data);
+  }
+  EXPECT_FALSE(is_registered(b.data));  // the context unregistered its cache
+}
+
+}  // namespace
