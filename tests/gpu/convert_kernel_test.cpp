@@ -47,7 +47,8 @@ struct Contexts {
 struct Arena {
   std::uint8_t* base = nullptr;
   std::size_t size = 0, used = 0;
-  explicit Arena(std::size_t bytes) : size(bytes) { EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&base), bytes), cudaSuccess); }
+  cudaError_t status = cudaSuccess;
+  explicit Arena(std::size_t bytes) : size(bytes), status(cudaMalloc(reinterpret_cast<void**>(&base), bytes)) {}
   ~Arena() { cudaFree(base); }
   std::uint8_t* place(const void* host_ptr, std::size_t bytes) {
     used = (used + 255) / 256 * 256 + (reinterpret_cast<std::uintptr_t>(host_ptr) & 255);
@@ -82,6 +83,9 @@ TEST(ConvertGpu, EveryCombinationMatchesTheCpuBackend) {
   FERRY_REQUIRE_GPU();
   Contexts ctx;
   Arena in(64 << 20), out(64 << 20);
+  // Another process (a test that exhausts GPU memory on purpose) may hold the memory: say so.
+  ASSERT_EQ(in.status, cudaSuccess) << "cudaMalloc of the 64 MiB input arena: " << cudaGetErrorString(in.status);
+  ASSERT_EQ(out.status, cudaSuccess) << "cudaMalloc of the 64 MiB output arena: " << cudaGetErrorString(out.status);
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   int cases = 0, failures = 0;
@@ -98,25 +102,27 @@ TEST(ConvertGpu, EveryCombinationMatchesTheCpuBackend) {
     if (s.samples) {
       for (std::int64_t i = 0; i < s.n; ++i) {
         std::uint8_t* d = in.place(s.samples[i], s.sample_bytes);
-        CUDA_OK(cudaMemcpy(d, s.samples[i], s.sample_bytes, cudaMemcpyHostToDevice));
+        ASSERT_EQ(cudaMemcpy(d, s.samples[i], s.sample_bytes, cudaMemcpyHostToDevice), cudaSuccess) << c->name;
         device_samples.push_back(d);
       }
       s.samples = device_samples.data();
     } else {
       std::uint8_t* d = in.place(s.data, s.bytes);
-      CUDA_OK(cudaMemcpy(d, s.data, s.bytes, cudaMemcpyHostToDevice));
+      ASSERT_EQ(cudaMemcpy(d, s.data, s.bytes, cudaMemcpyHostToDevice), cudaSuccess) << c->name;
       s.data = d;
     }
     std::uint8_t* d_out = out.place(want.data(), c->output_bytes);  // poison first
-    CUDA_OK(cudaMemset(d_out, 0xCD, c->output_bytes));
+    ASSERT_EQ(cudaMemset(d_out, 0xCD, c->output_bytes), cudaSuccess) << c->name;
     ferry_output o = c->output;
     o.data = d_out;
     ASSERT_EQ(ferry_convert(ctx.gpu, &s, &c->transform, &o, stream), FERRY_OK) << c->name << ": " << ferry_last_error();
     device_samples.assign(device_samples.size(), nullptr);  // the array may be reused at once
-    CUDA_OK(cudaMemcpyAsync(got.data(), d_out, c->output_bytes, cudaMemcpyDeviceToHost, stream));
-    CUDA_OK(cudaStreamSynchronize(stream));
+    ASSERT_EQ(cudaMemcpyAsync(got.data(), d_out, c->output_bytes, cudaMemcpyDeviceToHost, stream), cudaSuccess)
+        << c->name;
+    const cudaError_t synced = cudaStreamSynchronize(stream);
+    ASSERT_EQ(synced, cudaSuccess) << c->name << ": the kernel failed: " << cudaGetErrorString(synced);
     const std::string diff = compare(got, want, key.dtype);
-    if (!diff.empty() && ++failures <= 10) ADD_FAILURE() << c->name << ": " << diff;
+    if (!diff.empty() && ++failures <= 10) ADD_FAILURE() << "case " << index << " " << c->name << ": " << diff;
   });
   cudaStreamDestroy(stream);
   EXPECT_EQ(failures, 0) << "of " << cases << " cases";
@@ -202,6 +208,81 @@ TEST(ConvertGpu, ChunksOnManyStreamsMatchTheCpu) {
   cudaFree(d_out);
   EXPECT_EQ(errors.load(), 0);
   EXPECT_EQ(compare(got, want, FERRY_DTYPE_BFLOAT16), "");
+}
+
+// With the device memory exhausted, a call that needs a per-sample table on a
+// new stream reports FERRY_ERR_OUT_OF_MEMORY (or succeeds from memory the
+// pool kept): never a crash or a wrong result; once memory is back it works.
+TEST(ConvertGpu, OutOfDeviceMemoryIsReportedCleanly) {
+  FERRY_REQUIRE_GPU();
+  const std::int64_t n = 4, h = 8, w = 8;
+  const std::size_t sample_bytes = static_cast<std::size_t>(h * w * 3), out_bytes = sample_bytes * 4 * n;
+  std::vector<std::uint8_t> host(sample_bytes * n);
+  for (std::size_t b = 0; b < host.size(); ++b) host[b] = static_cast<std::uint8_t>(b * 2654435761u >> 24);
+  std::uint8_t *d_in = nullptr, *d_out = nullptr;
+  CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&d_in), host.size()));
+  CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&d_out), out_bytes));
+  CUDA_OK(cudaMemcpy(d_in, host.data(), host.size(), cudaMemcpyHostToDevice));
+  std::vector<const void*> host_samples, device_samples;
+  for (std::int64_t i = 0; i < n; ++i) {
+    host_samples.push_back(host.data() + i * sample_bytes);
+    device_samples.push_back(d_in + i * sample_bytes);
+  }
+  ferry_source s;
+  ferry_source_init(&s, sizeof s);
+  s.samples = host_samples.data();
+  s.sample_bytes = sample_bytes;
+  s.n = n, s.h = h, s.w = w, s.c = 3;
+  ferry_output o;
+  ferry_output_init(&o, sizeof o);
+  o.bytes = out_bytes;
+  Contexts ctx;
+  std::vector<std::uint8_t> want(out_bytes), got(out_bytes);
+  o.data = want.data();
+  ASSERT_EQ(ferry_convert(ctx.cpu, &s, nullptr, &o, nullptr), FERRY_OK) << ferry_last_error();
+  s.samples = device_samples.data();
+  o.data = d_out;
+
+  CUDA_OK(cudaDeviceSynchronize());
+  cudaMemPool_t pool;
+  CUDA_OK(cudaDeviceGetDefaultMemPool(&pool, 0));
+  CUDA_OK(cudaMemPoolTrimTo(pool, 0));
+  std::vector<void*> hog;  // take every byte cudaMalloc gives
+  for (std::size_t piece = std::size_t{1} << 32; piece >= (std::size_t{1} << 12);) {
+    void* p = nullptr;
+    if (cudaMalloc(&p, piece) == cudaSuccess) hog.push_back(p);
+    else piece /= 2;
+  }
+  (void)cudaGetLastError();
+  int oom = 0;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    cudaStream_t stream;
+    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) break;  // no memory for a stream
+    CUDA_OK(cudaMemset(d_out, 0xCD, out_bytes));
+    const ferry_status status = ferry_convert(ctx.gpu, &s, nullptr, &o, stream);
+    if (status == FERRY_ERR_OUT_OF_MEMORY) {
+      ++oom;
+      EXPECT_NE(std::string(ferry_last_error()), "");
+    } else {
+      ASSERT_EQ(status, FERRY_OK) << "attempt " << attempt << ": " << ferry_last_error();
+      CUDA_OK(cudaMemcpyAsync(got.data(), d_out, out_bytes, cudaMemcpyDeviceToHost, stream));
+      CUDA_OK(cudaStreamSynchronize(stream));
+      EXPECT_EQ(compare(got, want, FERRY_DTYPE_FLOAT32), "") << "attempt " << attempt;
+    }
+    cudaStreamDestroy(stream);
+  }
+  for (void* p : hog) cudaFree(p);
+  std::printf("[          ] %d of 4 calls with the device memory exhausted reported FERRY_ERR_OUT_OF_MEMORY\n", oom);
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CUDA_OK(cudaMemset(d_out, 0xCD, out_bytes));
+  ASSERT_EQ(ferry_convert(ctx.gpu, &s, nullptr, &o, stream), FERRY_OK) << ferry_last_error();
+  CUDA_OK(cudaMemcpyAsync(got.data(), d_out, out_bytes, cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+  EXPECT_EQ(compare(got, want, FERRY_DTYPE_FLOAT32), "");
+  cudaStreamDestroy(stream);
+  cudaFree(d_in);
+  cudaFree(d_out);
 }
 
 #else

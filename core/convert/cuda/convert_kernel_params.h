@@ -21,6 +21,32 @@ struct DeviceSample {
   std::int32_t unused;
 };
 
+// Division by a run-time divisor d (1 <= d < 2^31) of n < 2^31 as a
+// multiply-high, an add and a shift (Granlund-Montgomery, round-up form):
+// l = ceil(log2 d), m = floor(2^32 * (2^l - d) / d) + 1 (fits 32 bits),
+// n / d = (umulhi(n, m) + n) >> l; the sum stays below 2^32 for n < 2^31.
+// For the vector kernel's index math. Computed on the host; divide() is the
+// same on host and device (tests/unit/convert_fast_div_test.cpp checks it).
+struct FastDiv {
+  std::uint32_t d = 1, multiplier = 1, shift = 0;
+  FastDiv() = default;
+  explicit FastDiv(std::uint32_t divisor) : d(divisor) {
+    while ((std::uint64_t{1} << shift) < d) ++shift;
+    multiplier = static_cast<std::uint32_t>(
+        (((std::uint64_t{1} << shift) - d) << 32) / d + 1);
+  }
+#if defined(__CUDACC__)
+  __host__ __device__
+#endif
+  std::uint32_t divide(std::uint32_t n) const {
+#if defined(__CUDA_ARCH__)
+    return (__umulhi(n, multiplier) + n) >> shift;
+#else
+    return (static_cast<std::uint32_t>((std::uint64_t{n} * multiplier) >> 32) + n) >> shift;
+#endif
+  }
+};
+
 struct KernelParams {
   const std::uint8_t* base = nullptr;       // data form: local sample i at base + i * src_n
   const DeviceSample* samples = nullptr;    // the table, or NULL: uniform values below
@@ -38,7 +64,18 @@ struct KernelParams {
   // The run kernel (fast path): each sample is runs_per_sample runs of run_len
   // contiguous interleaved pixels in, contiguous pixels out per channel plane.
   std::int64_t run_len = 0, runs_per_sample = 0, tiles_per_run = 0;
+  // The vector kernel (the same runs, every run a whole number of aligned
+  // 16-byte output units): units = count * runs_per_sample * units_per_run < 2^31.
+  std::uint32_t units = 0;
+  FastDiv units_per_run, runs_per_sample_div;
 };
+
+// Decides whether the vector kernel can take a call whose run geometry
+// (run_len, runs_per_sample) is set: alignment of every run's first source
+// byte and output element, whole units per run, identity channel map for
+// NHWC output. `run_starts` are the source addresses of each sample's first
+// run (NULL: the uniform base + i * src_n form). Fills units and the divisors.
+bool choose_vector(KernelParams& p, ferry_dtype dtype, const std::uintptr_t* run_starts);
 
 // Launches the conversion: the run kernel when `runs` is true, else the
 // generic kernel. max_blocks caps the grid (the device's resident blocks).
@@ -47,5 +84,9 @@ void launch_convert(const KernelParams& params, ferry_dtype dtype, bool runs, in
 
 // Resident blocks per SM of the kernel launch_convert would pick.
 int convert_blocks_per_sm(ferry_dtype dtype, bool runs);
+
+// The vector kernel: ONE launch, grid-stride over the units. max_blocks caps the grid.
+void launch_convert_vector(const KernelParams& params, ferry_dtype dtype, int max_blocks, void* stream);
+int convert_vector_blocks_per_sm(ferry_dtype dtype, int c, bool out_nhwc);
 
 }  // namespace ferry::core::cuda_convert

@@ -172,18 +172,45 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
   cuda::DeviceGuard guard(device_);
   KernelParams p = params_of(plan, source, first, count, output_base);
   const bool runs = choose_runs(plan, p);
-  const int max_blocks = max_blocks_[runs ? 1 : 0][plan.dtype];
-  if (source.samples == nullptr && !plan.has_per_sample()) {
-    cuda_convert::launch_convert(p, plan.dtype, runs, max_blocks, stream);
+  const bool needs_table = source.samples != nullptr || plan.has_per_sample();
+  std::vector<DeviceSample> table;
+  std::vector<std::uintptr_t> run_starts;
+  if (needs_table) {
+    table = table_of(plan, source, first, count);
+    if (runs) {
+      run_starts.resize(table.size());
+      for (std::size_t i = 0; i < table.size(); ++i)
+        run_starts[i] = reinterpret_cast<std::uintptr_t>(table[i].src) +
+                        static_cast<std::uintptr_t>(std::int64_t{table[i].y} * p.src_h + std::int64_t{table[i].x} * p.c);
+    }
+  }
+  const bool vector = runs && cuda_convert::choose_vector(p, plan.dtype, needs_table ? run_starts.data() : nullptr);
+  auto launch = [&] {
+    if (vector)
+      cuda_convert::launch_convert_vector(p, plan.dtype, max_vector_blocks(plan.dtype, p.c, p.out_nhwc != 0), stream);
+    else
+      cuda_convert::launch_convert(p, plan.dtype, runs, max_blocks_[runs ? 1 : 0][plan.dtype], stream);
+  };
+  if (!needs_table) {
+    launch();  // everything rides in the kernel parameters: no copy, no event
     return;
   }
-  const std::vector<DeviceSample> table = table_of(plan, source, first, count);
   const std::shared_ptr<StreamSlot> slot = slot_for(static_cast<cudaStream_t>(stream));
   std::lock_guard<std::mutex> lock(slot->mutex);  // the table copy and its kernel stay adjacent
   p.samples = static_cast<const DeviceSample*>(upload(*slot, table.data(), table.size() * sizeof(DeviceSample)));
-  cuda_convert::launch_convert(p, plan.dtype, runs, max_blocks, stream);
+  launch();
   slot->done.record(slot->stream);
   slot->used = true;
+}
+
+int CudaConverter::max_vector_blocks(ferry_dtype dtype, int c, bool out_nhwc) {
+  int& cached = max_vector_blocks_[dtype][c][out_nhwc ? 1 : 0];
+  int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (value == 0) {
+    value = sm_count_ * cuda_convert::convert_vector_blocks_per_sm(dtype, c, out_nhwc);
+    __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
+  }
+  return value;
 }
 
 }  // namespace ferry::core

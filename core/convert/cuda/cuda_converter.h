@@ -68,7 +68,11 @@ class CudaConverter {
 
   int device_ = 0;
   int sm_count_ = 1;
+  // The vector kernel's grid cap, filled on first use (racing writers store the same value).
+  int max_vector_blocks(ferry_dtype dtype, int c, bool out_nhwc);
+
   int max_blocks_[2][5] = {};  // [runs][dtype]
+  int max_vector_blocks_[5][5][2] = {};  // [dtype][c][out_nhwc]
   std::mutex mutex_;           // guards slots_ and tick_
   std::unordered_map<cudaStream_t, std::shared_ptr<StreamSlot>> slots_;
   std::uint64_t tick_ = 0;

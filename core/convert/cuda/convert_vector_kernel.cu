@@ -1,0 +1,271 @@
+// The vector conversion kernel: the fast path for float32/float16/bfloat16
+// output when the window is made of runs of contiguous interleaved pixels
+// (packed images, or rows) and every run is a whole number of 16-byte output
+// units, aligned.
+//
+// One thread converts one unit per step, straight from registers: no shared
+// memory, no block per row. A unit is
+//  - NCHW output: G = 16 / element-size pixels (G * C input bytes, loaded with
+//    the widest aligned vector loads), written as one 16-byte store per output
+//    channel plane; lanes of a warp write consecutive units, so each store
+//    instruction of a warp covers 512 contiguous bytes. Any channel map
+//    (the input byte is picked with a run-time PRMT selector) and padding.
+//  - NHWC output with the identity channel map and no padding: the output
+//    is the input stream, element for element: 16 / element-size input bytes
+//    per unit, one 16-byte store; the channel of element j is (offset + j) % C.
+// The grid is sized to the resident blocks and strides over all units of
+// the call (every sample, every run): no tail of idle blocks per row.
+//
+// Arithmetic, bit-identical to the CPU backend: float(x) is made exactly as
+// (0x4B000000 | x) - 2^23 (one PRMT and one FADD, no I2F on the slow
+// conversion pipe), then __fmul_rn, __fadd_rn; float16/bfloat16 are packed two
+// at a time (cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32, round to nearest even).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "core/convert/cuda/convert_kernel_params.h"
+#include "core/cuda/cuda_check.h"
+#include "core/error.h"
+
+namespace ferry::core::cuda_convert {
+namespace {
+
+constexpr int kThreads = 256;
+
+template <int D> __host__ __device__ constexpr int elem_size() { return D == FERRY_DTYPE_FLOAT32 ? 4 : 2; }
+
+// Input bytes of one unit.
+template <int D, int C, bool NHWC> __host__ __device__ constexpr int unit_in_bytes() {
+  return NHWC ? 16 / elem_size<D>() : (16 / elem_size<D>()) * C;
+}
+// The widest power of two (<= 16) dividing the unit's input bytes: the load width.
+__host__ __device__ constexpr int load_width(int bytes) { return (bytes & 15) == 0 ? 16 : (bytes & 7) == 0 ? 8 : 4; }
+
+template <int IB>
+struct Words {
+  std::uint32_t w[IB / 4];
+};
+
+template <int IB>
+__device__ __forceinline__ Words<IB> load_unit(const std::uint8_t* src) {
+  Words<IB> r;
+  constexpr int A = load_width(IB);
+#pragma unroll
+  for (int j = 0; j < IB / A; ++j) {
+    if constexpr (A == 16) {
+      const uint4 v = __ldg(reinterpret_cast<const uint4*>(src) + j);
+      r.w[4 * j] = v.x, r.w[4 * j + 1] = v.y, r.w[4 * j + 2] = v.z, r.w[4 * j + 3] = v.w;
+    } else if constexpr (A == 8) {
+      const uint2 v = __ldg(reinterpret_cast<const uint2*>(src) + j);
+      r.w[2 * j] = v.x, r.w[2 * j + 1] = v.y;
+    } else {
+      r.w[j] = __ldg(reinterpret_cast<const unsigned int*>(src) + j);
+    }
+  }
+  return r;
+}
+
+// The exact float of a byte x, as (0x4B000000 | x) - 2^23: byte `sel` (0..3)
+// of w moved under the exponent 0x4B by one PRMT.
+__device__ __forceinline__ float byte_float(std::uint32_t w, unsigned sel) {
+  return __fsub_rn(__uint_as_float(__byte_perm(w, 0x4B00u, 0x5440u | sel)), 8388608.0f);
+}
+
+// Byte `sel` (0..7) of the pair (lo, hi), when sel may pass 3.
+__device__ __forceinline__ float byte_float2(std::uint32_t lo, std::uint32_t hi, unsigned sel) {
+  return byte_float(__byte_perm(lo, hi, sel), 0u);
+}
+
+__device__ __forceinline__ float affine(float x, float a, float b) { return __fadd_rn(__fmul_rn(x, a), b); }
+
+template <int D>
+__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
+  if constexpr (D == FERRY_DTYPE_FLOAT16) {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  } else {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  }
+}
+
+// Stores 16 / E values as one 16-byte unit.
+template <int D>
+__device__ __forceinline__ void store_unit(std::uint8_t* dst, const float (&v)[16 / elem_size<D>()]) {
+  uint4 u;
+  if constexpr (D == FERRY_DTYPE_FLOAT32) {
+    u = make_uint4(__float_as_uint(v[0]), __float_as_uint(v[1]), __float_as_uint(v[2]), __float_as_uint(v[3]));
+  } else {
+    u = make_uint4(pack2<D>(v[0], v[1]), pack2<D>(v[2], v[3]), pack2<D>(v[4], v[5]), pack2<D>(v[6], v[7]));
+  }
+  *reinterpret_cast<uint4*>(dst) = u;
+}
+
+struct Coefficients {
+  float a[4], b[4];
+};
+
+template <int D, int C, bool NHWC>
+__global__ void __launch_bounds__(kThreads) convert_vector_kernel(const KernelParams p) {
+  constexpr int E = elem_size<D>(), N = 16 / E, IB = unit_in_bytes<D, C, NHWC>();
+  const std::uint32_t stride = gridDim.x * kThreads;
+  for (std::uint32_t unit = blockIdx.x * kThreads + threadIdx.x; unit < p.units; unit += stride) {
+    const std::uint32_t run = p.units_per_run.divide(unit);
+    const std::uint32_t u = unit - run * p.units_per_run.d;
+    const std::uint32_t i = p.runs_per_sample_div.divide(run);
+    const std::uint32_t row = run - i * p.runs_per_sample_div.d;
+    const DeviceSample* ds = p.samples ? p.samples + i : nullptr;
+    const std::uint8_t* sample = ds ? ds->src : p.base + static_cast<std::int64_t>(i) * p.src_n;
+    const int x0 = ds ? ds->x : p.crop_x, y0 = ds ? ds->y : p.crop_y;
+    const std::uint8_t* src = sample + static_cast<std::int64_t>(y0 + static_cast<int>(row)) * p.src_h +
+                              static_cast<std::int64_t>(x0) * C + static_cast<std::int64_t>(u) * IB;
+    const Words<IB> in = load_unit<IB>(src);
+    Coefficients k;
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      k.a[c] = ds ? ds->alpha[c] : p.alpha[c];
+      k.b[c] = ds ? ds->beta[c] : p.beta[c];
+    }
+    std::uint8_t* out = p.out + (p.first + i) * p.out_n + static_cast<std::int64_t>(row) * p.out_h +
+                        static_cast<std::int64_t>(u) * 16;
+    if constexpr (NHWC) {
+      // Element j of the unit is input byte j, channel (u * IB + j) % C.
+      float v[N];
+      if constexpr (C == 3) {
+        const unsigned r = (u * IB) % 3u;
+        // Rotate the three coefficient pairs so that element j uses slot j % 3.
+        float a[3], b[3];
+#pragma unroll
+        for (int t = 0; t < 3; ++t) {
+          const unsigned c0 = (r + t) % 3u;
+          a[t] = c0 == 0 ? k.a[0] : c0 == 1 ? k.a[1] : k.a[2];
+          b[t] = c0 == 0 ? k.b[0] : c0 == 1 ? k.b[1] : k.b[2];
+        }
+#pragma unroll
+        for (int j = 0; j < N; ++j) v[j] = affine(byte_float(in.w[j / 4], j % 4), a[j % 3], b[j % 3]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < N; ++j) v[j] = affine(byte_float(in.w[j / 4], j % 4), k.a[j % C], k.b[j % C]);
+      }
+      store_unit<D>(out, v);
+    } else {
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        if (c >= p.oct) break;
+        float v[N];
+        if (c < p.oc) {
+          const unsigned m = static_cast<unsigned>(p.channel_map[c]);
+#pragma unroll
+          for (int j = 0; j < N; ++j) {
+            constexpr int W = IB / 4;
+            const int first = j * C, w = first / 4, at = first % 4;  // pixel j's channel 0: byte `at` of word w
+            float x;
+            if (at + C - 1 <= 3) {
+              x = byte_float(in.w[w], static_cast<unsigned>(at) + m);
+            } else {
+              x = byte_float2(in.w[w], in.w[w + 1 < W ? w + 1 : w], static_cast<unsigned>(at) + m);
+            }
+            v[j] = affine(x, k.a[c], k.b[c]);
+          }
+          store_unit<D>(out + c * p.out_c, v);
+        } else {
+          const std::uint32_t bits = E == 4 ? p.pad_bits : (p.pad_bits | (p.pad_bits << 16));
+          *reinterpret_cast<uint4*>(out + c * p.out_c) = make_uint4(bits, bits, bits, bits);
+        }
+      }
+    }
+  }
+}
+
+template <int D, int C>
+const void* kernel_for_layout(bool nhwc) {
+  return nhwc ? reinterpret_cast<const void*>(&convert_vector_kernel<D, C, true>)
+              : reinterpret_cast<const void*>(&convert_vector_kernel<D, C, false>);
+}
+
+template <int D>
+const void* kernel_for_channels(int c, bool nhwc) {
+  switch (c) {
+    case 1: return kernel_for_layout<D, 1>(nhwc);
+    case 3: return kernel_for_layout<D, 3>(nhwc);
+    case 4: return kernel_for_layout<D, 4>(nhwc);
+  }
+  fail(FERRY_ERR_INTERNAL, "vector conversion kernel for ", c, " channels does not exist");
+}
+
+const void* pick_vector_kernel(ferry_dtype dtype, int c, bool nhwc) {
+  switch (dtype) {
+    case FERRY_DTYPE_FLOAT32: return kernel_for_channels<FERRY_DTYPE_FLOAT32>(c, nhwc);
+    case FERRY_DTYPE_FLOAT16: return kernel_for_channels<FERRY_DTYPE_FLOAT16>(c, nhwc);
+    case FERRY_DTYPE_BFLOAT16: return kernel_for_channels<FERRY_DTYPE_BFLOAT16>(c, nhwc);
+    case FERRY_DTYPE_UINT8: break;
+  }
+  fail(FERRY_ERR_INTERNAL, "vector conversion kernel for dtype ", static_cast<int>(dtype), " does not exist");
+}
+
+bool aligned(std::uint64_t v, std::uint64_t a) { return v % a == 0; }
+
+}  // namespace
+
+bool choose_vector(KernelParams& p, ferry_dtype dtype, const std::uintptr_t* run_starts) {
+  if (dtype == FERRY_DTYPE_UINT8 || (p.c != 1 && p.c != 3 && p.c != 4)) return false;
+  const std::int64_t E = dtype == FERRY_DTYPE_FLOAT32 ? 4 : 2, N = 16 / E;
+  std::int64_t in_bytes = 0, units_per_run = 0;
+  if (p.out_nhwc) {
+    if (p.oct != p.c || p.oc != p.c) return false;
+    for (int k = 0; k < p.oc; ++k)
+      if (p.channel_map[k] != k) return false;
+    const std::int64_t elements = p.run_len * p.c;
+    if (elements % N != 0) return false;
+    in_bytes = N;
+    units_per_run = elements / N;
+  } else {
+    if (p.run_len % N != 0 || !aligned(static_cast<std::uint64_t>(p.out_c), 16)) return false;
+    in_bytes = N * p.c;
+    units_per_run = p.run_len / N;
+  }
+  const std::uint64_t A = static_cast<std::uint64_t>(load_width(static_cast<int>(in_bytes)));
+  // Output: every run's first element on 16 bytes.
+  const std::uintptr_t out0 = reinterpret_cast<std::uintptr_t>(p.out) + static_cast<std::uintptr_t>(p.first * p.out_n);
+  if (!aligned(out0, 16) || (p.count > 1 && !aligned(static_cast<std::uint64_t>(p.out_n), 16)) ||
+      (p.runs_per_sample > 1 && !aligned(static_cast<std::uint64_t>(p.out_h), 16)))
+    return false;
+  // Source: every run's first byte on A bytes.
+  if (p.runs_per_sample > 1 && !aligned(static_cast<std::uint64_t>(p.src_h), A)) return false;
+  if (run_starts != nullptr) {
+    for (std::int64_t i = 0; i < p.count; ++i)
+      if (!aligned(run_starts[i], A)) return false;
+  } else {
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p.base) +
+                                 static_cast<std::uintptr_t>(p.crop_y * p.src_h + std::int64_t{p.crop_x} * p.c);
+    if (!aligned(first, A) || (p.count > 1 && !aligned(static_cast<std::uint64_t>(p.src_n), A))) return false;
+  }
+  const std::int64_t runs = p.count * p.runs_per_sample, units = runs * units_per_run;
+  constexpr std::int64_t limit = std::int64_t{1} << 31;
+  if (units_per_run >= limit || p.runs_per_sample >= limit || units >= limit) return false;
+  p.units = static_cast<std::uint32_t>(units);
+  p.units_per_run = FastDiv(static_cast<std::uint32_t>(units_per_run));
+  p.runs_per_sample_div = FastDiv(static_cast<std::uint32_t>(p.runs_per_sample));
+  return true;
+}
+
+int convert_vector_blocks_per_sm(ferry_dtype dtype, int c, bool out_nhwc) {
+  int blocks = 0;
+  FERRY_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, pick_vector_kernel(dtype, c, out_nhwc),
+                                                               kThreads, 0));
+  return blocks > 0 ? blocks : 1;
+}
+
+void launch_convert_vector(const KernelParams& params, ferry_dtype dtype, int max_blocks, void* stream) {
+  const std::int64_t work = (std::int64_t{params.units} + kThreads - 1) / kThreads;
+  const int blocks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(work, max_blocks)));
+  void* args[] = {const_cast<KernelParams*>(&params)};
+  FERRY_CUDA_TRY(cudaLaunchKernel(pick_vector_kernel(dtype, params.c, params.out_nhwc != 0),
+                                  dim3(static_cast<unsigned>(blocks)), dim3(kThreads), args, 0,
+                                  static_cast<cudaStream_t>(stream)));
+}
+
+}  // namespace ferry::core::cuda_convert
