@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 build="${1:-build}"
 
 bash cmake/scripts/install_deps.sh test
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+# The Python tests run under Debian's python3, which has python3-torch for torch.from_dlpack.
+py=/usr/bin/python3; [ -x "$py" ] || py="$(command -v python3)"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$py"
 cmake --build "$build" -j"$(nproc)"
 cd "$build"
 ctest --output-on-failure -j"$(nproc)" --timeout 600

@@ -9,23 +9,28 @@ what="${1:-test}"
 
 apt_packages=(cmake ninja-build g++ pkg-config libgtest-dev libbenchmark-dev)
 if [ "$what" = test ]; then
-  apt_packages+=(swig default-jdk-headless junit5 mono-devel nunit-console libnunit-cil-dev
+  # The Python tests run under Debian's python3 (python3-torch gives torch.from_dlpack on the CPU).
+  apt_packages+=(openjdk-17-jdk-headless junit5 mono-devel nunit-console libnunit-cil-dev
                  python3-dev python3-numpy python3-pytest python3-torch)
 fi
 
+sudo_cmd=""
+[ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
-  sudo_cmd=""
-  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
   echo "ferry: installing ${missing[*]}" >&2
   $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if [ "$what" = test ] && command -v python3 >/dev/null; then
-  python3 -c 'import numpy, pytest' 2>/dev/null ||
-    python3 -m pip install -q --disable-pip-version-check numpy pytest 2>&1 | grep -v "as the 'root' user" || true
+# SWIG: a recent one from PyPI where pip works, else Debian's 4.1.
+if [ "$what" = test ] && ! command -v swig >/dev/null; then
+  if ! python3 -m pip install -q --disable-pip-version-check swig 2>/dev/null; then
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq swig >/dev/null
+  fi
+  hash -r
 fi
