@@ -6,6 +6,17 @@
 //   ferry_host_alloc/free          (FERRY_PINNED_METHOD=alloc|register picks the miss path)
 //   cudaHostAlloc/cudaFreeHost, cudaHostRegister/Unregister of touched memory
 //   the same ferry calls on the CPU backend (always run)
+//   gpu/pinned_segment_miss/{alloc,register}: the pool's miss path, one fresh
+//     segment of 2/20/64/256 MiB from each pinned method and its release
+//     (cudaHostAlloc+cudaFreeHost vs posix_memalign+pre-fault+cudaHostRegister
+//     +cudaHostUnregister+free), whatever FERRY_PINNED_METHOD says
+//
+// The ferry rows report misses_in_loop: the allocations inside the timed loop
+// that the cache did not serve (0 in steady state). The contexts' pinned cap
+// is 4 GiB, so the 8-thread 256 MiB row (8 x 256 MiB = 2 GiB) measures the
+// steady state, not waiting at the cap.
+// Time with threads:8 is Google Benchmark's: the wall time of the run divided
+// by the iterations of all 8 threads together.
 //
 // Targets: ferry device and pinned steady state <= 1 us median at every size;
 // with 8 threads no worse than 4x the single-thread time.
@@ -17,11 +28,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ferry/ferry.h"
 #if FERRY_HAVE_CUDA
 #include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <memory>
+
+#include "core/memory/cuda/cuda_memory_backend.h"
 #endif
 
 namespace {
@@ -30,7 +47,8 @@ ferry_context_t make_context(ferry_device_kind kind) {
   ferry_context_options o;
   ferry_context_options_init(&o, sizeof o);
   o.device_kind = kind;
-  o.pinned_cache_bytes = 4ull << 30;  // 8 threads x 256 MB fit under the cap
+  o.pinned_cache_bytes = 4ull << 30;  // 8 threads x 256 MB (2 GiB) in use fit under the cap,
+  o.device_cache_bytes = 8ull << 30;  // and 8 x 256 MB freed at once stay cached (2 GiB would trim them)
   ferry_context_t ctx = nullptr;
   if (ferry_context_create(&ctx, &o) != FERRY_OK) {
     std::fprintf(stderr, "ferry_context_create: %s\n", ferry_last_error());
@@ -47,12 +65,43 @@ void check(ferry_status s, benchmark::State& state) {
   if (s != FERRY_OK) state.SkipWithError(ferry_last_error());
 }
 
+// Cache misses (device + pinned) of ctx so far.
+uint64_t misses(ferry_context_t ctx) {
+  ferry_stats s;
+  ferry_stats_init(&s, sizeof s);
+  if (ferry_context_stats(&s, ctx) != FERRY_OK) return 0;
+  return s.device_misses + s.pinned_misses;
+}
+
+// Counts the misses inside the timed loop: thread 0 looks at the first
+// iteration (every thread has passed its warm-up then) and after the loop.
+class MissCounter {
+ public:
+  MissCounter(benchmark::State& state, ferry_context_t ctx) : state_(state), ctx_(ctx) {}
+  void first_iteration() {
+    if (!started_ && state_.thread_index() == 0) before_ = misses(ctx_);
+    started_ = true;
+  }
+  ~MissCounter() {
+    if (state_.thread_index() == 0 && started_)
+      state_.counters["misses_in_loop"] = static_cast<double>(misses(ctx_) - before_);
+  }
+
+ private:
+  benchmark::State& state_;
+  ferry_context_t ctx_;
+  bool started_ = false;
+  uint64_t before_ = 0;
+};
+
 void ferry_device(benchmark::State& state, ferry_context_t ctx, void* stream) {
   const auto bytes = static_cast<size_t>(state.range(0));
   void* warm = nullptr;  // the first allocation of a size is a miss; steady state is what counts
   check(ferry_device_alloc(&warm, ctx, bytes, stream), state);
   check(ferry_device_free(ctx, warm, stream), state);
+  MissCounter counter(state, ctx);
   for (auto _ : state) {
+    counter.first_iteration();
     void* p = nullptr;
     if (ferry_device_alloc(&p, ctx, bytes, stream) != FERRY_OK) {
       state.SkipWithError(ferry_last_error());
@@ -68,7 +117,9 @@ void ferry_pinned(benchmark::State& state, ferry_context_t ctx) {
   void* warm = nullptr;
   check(ferry_host_alloc(&warm, ctx, bytes), state);
   check(ferry_host_free(ctx, warm), state);
+  MissCounter counter(state, ctx);
   for (auto _ : state) {
+    counter.first_iteration();
     void* p = nullptr;
     if (ferry_host_alloc(&p, ctx, bytes) != FERRY_OK) {
       state.SkipWithError(ferry_last_error());
@@ -130,6 +181,44 @@ void cuda_host_register(benchmark::State& state) {
     cudaHostUnregister(buffer.data());
   }
 }
+
+// The pinned pool's miss path: one new segment from the backend and its release.
+void pinned_segment_miss(benchmark::State& state, ferry::core::PinnedMethod method) {
+  const auto bytes = static_cast<size_t>(state.range(0));
+  auto backend = ferry::core::make_cuda_memory_backend(0, method);
+  double alloc_ns = 0, free_ns = 0;
+  using clock = std::chrono::steady_clock;
+  for (auto _ : state) {
+    const auto t0 = clock::now();
+    void* p = backend->pinned_alloc(bytes);
+    const auto t1 = clock::now();
+    if (p == nullptr) {
+      state.SkipWithError("pinned_alloc failed");
+      break;
+    }
+    backend->pinned_free(p, bytes);
+    const auto t2 = clock::now();
+    alloc_ns += std::chrono::duration<double, std::nano>(t1 - t0).count();
+    free_ns += std::chrono::duration<double, std::nano>(t2 - t1).count();
+  }
+  // The pinned memory of either method copies at the same speed (64 MiB H2D).
+  if (bytes == (size_t{64} << 20)) {
+    void* p = backend->pinned_alloc(bytes);
+    void* d = nullptr;
+    if (p != nullptr && cudaMalloc(&d, bytes) == cudaSuccess) {
+      cudaMemcpy(d, p, bytes, cudaMemcpyHostToDevice);
+      const auto t0 = clock::now();
+      for (int i = 0; i < 5; ++i) cudaMemcpy(d, p, bytes, cudaMemcpyHostToDevice);
+      const double s = std::chrono::duration<double>(clock::now() - t0).count();
+      state.counters["h2d_GBps"] = 5.0 * static_cast<double>(bytes) / s / 1e9;
+      cudaFree(d);
+    }
+    if (p != nullptr) backend->pinned_free(p, bytes);
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["alloc_ms"] = n > 0 ? alloc_ns / n / 1e6 : 0;
+  state.counters["free_ms"] = n > 0 ? free_ns / n / 1e6 : 0;
+}
 #endif
 
 template <typename F>
@@ -160,7 +249,7 @@ int main(int argc, char** argv) {
     cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     g_caller_stream = stream;
     const char* method = std::getenv("FERRY_PINNED_METHOD");
-    std::printf("ferry_bench_memory: pinned method %s\n", method != nullptr ? method : "alloc (default)");
+    std::printf("ferry_bench_memory: pinned method %s\n", method != nullptr ? method : "register (default)");
     add("gpu/ferry_device_alloc_free/null_stream", [](benchmark::State& s) { ferry_device(s, g_gpu, nullptr); });
     add("gpu/ferry_device_alloc_free/caller_stream",
         [](benchmark::State& s) { ferry_device(s, g_gpu, g_caller_stream); });
@@ -171,6 +260,13 @@ int main(int argc, char** argv) {
     add("gpu/cudaMallocAsync_cudaFreeAsync", cuda_malloc_async);
     add("gpu/cudaHostAlloc_cudaFreeHost", cuda_host_alloc, 1, 10);      // up to ~100 ms each
     add("gpu/cudaHostRegister_Unregister", cuda_host_register, 1, 10);
+    for (auto [name, method] : {std::pair{"alloc", ferry::core::PinnedMethod::kHostAlloc},
+                                std::pair{"register", ferry::core::PinnedMethod::kRegister}}) {
+      auto* b = benchmark::RegisterBenchmark((std::string("gpu/pinned_segment_miss/") + name).c_str(),
+                                             [m = method](benchmark::State& s) { pinned_segment_miss(s, m); });
+      for (int64_t mib : {2, 20, 64, 256}) b->Arg(mib << 20);
+      b->Iterations(10)->UseRealTime()->Unit(benchmark::kMillisecond);
+    }
 #else
     std::printf("ferry_bench_memory: built without CUDA: GPU benchmarks skipped\n");
 #endif

@@ -16,10 +16,11 @@ extern "C" {
  * give back with ferry_host_free or ferry_host_free_on_stream. */
 FERRY_API ferry_status ferry_host_alloc(void** out, ferry_context_t ctx, size_t bytes);
 /* Gives a pinned block back; it may be reused at once: the caller
- * guarantees no GPU work still reads or writes it. */
+ * guarantees no GPU work still reads or writes it. ptr NULL: FERRY_OK, nothing done. */
 FERRY_API ferry_status ferry_host_free(ferry_context_t ctx, void* ptr);
 /* Gives a pinned block back that work queued on `stream` may still use; it is
- * reused only after that work completes (an event, never a device sync). */
+ * reused only after that work completes (an event, never a device sync).
+ * ptr NULL: FERRY_OK, nothing done. */
 FERRY_API ferry_status ferry_host_free_on_stream(ferry_context_t ctx, void* ptr, void* stream);
 
 /* Registers a caller's pageable buffer (cudaHostRegister) so copies from it
@@ -44,7 +45,8 @@ FERRY_API ferry_status ferry_host_unregister(ferry_context_t ctx, const void* pt
  * other streams must be ordered after `stream` by the caller. Alignment: 256. */
 FERRY_API ferry_status ferry_device_alloc(void** out, ferry_context_t ctx, size_t bytes, void* stream);
 /* Gives a block back in stream order: reusable at once on `stream`, on other
- * streams once the work queued on `stream` so far has completed. */
+ * streams once the work queued on `stream` so far has completed.
+ * ptr NULL: FERRY_OK, nothing done. */
 FERRY_API ferry_status ferry_device_free(ferry_context_t ctx, void* ptr, void* stream);
 
 /* Bit set for ferry_memory_trim. */

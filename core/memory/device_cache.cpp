@@ -51,48 +51,54 @@ void DeviceCache::reclaim(Arena& arena, bool wait) {
 ArenaBlock* DeviceCache::try_cached(Arena& arena, std::size_t rounded, StreamKey key, bool reclaim_first) {
   if (reclaim_first) reclaim(arena, false);
   ArenaBlock* b = arena.blocks.allocate(rounded, key);
-  if (b != nullptr) raise_peak(peak_, in_use_.fetch_add(b->size, std::memory_order_relaxed) + b->size);
+  if (b != nullptr) note_allocated(arena.counters, arenas_, peak_, b->size);
   return b;
 }
 
 void* DeviceCache::allocate(std::size_t bytes, StreamHandle stream) {
   const std::size_t rounded = options_.policy.round_request(bytes, "bytes");
   const StreamKey key = key_of(stream);
-  const std::size_t n = arenas_.size();
-  const std::size_t home = thread_arena_slot() % n;
+  Arena& home = *arenas_[thread_arena_slot() % arenas_.size()];
   // First what is reusable now; then what completed work makes reusable.
   for (int pass = 0; pass < (streams_ ? 2 : 1); ++pass) {
-    for (std::size_t i = 0; i < n; ++i) {
-      Arena& arena = *arenas_[(home + i) % n];
-      std::lock_guard<std::mutex> lock(arena.mutex);
-      if (ArenaBlock* b = try_cached(arena, rounded, key, pass == 1)) {
-        hits_.fetch_add(1, std::memory_order_relaxed);
-        return reinterpret_cast<void*>(b->addr);
-      }
+    std::lock_guard<std::mutex> lock(home.mutex);
+    if (ArenaBlock* b = try_cached(home, rounded, key, pass == 1)) {
+      home.counters.hits.fetch_add(1, std::memory_order_relaxed);  // own arena: an uncontended line
+      return reinterpret_cast<void*>(b->addr);
     }
   }
-  misses_.fetch_add(1, std::memory_order_relaxed);
-  return grow(*arenas_[home], bytes, rounded, key);
+  return grow(home, bytes, rounded, key);
 }
 
-void* DeviceCache::grow(Arena& arena, std::size_t bytes, std::size_t rounded, StreamKey key) {
+void* DeviceCache::grow(Arena& home, std::size_t bytes, std::size_t rounded, StreamKey key) {
   std::size_t segment = options_.policy.segment_size(rounded);
   void* p = backend_malloc(segment);
   if (p == nullptr && segment != rounded) p = backend_malloc(segment = rounded);
   std::size_t released = 0;
-  if (p == nullptr) {  // give every cached block back (waiting on events, not the device), retry once
+  if (p == nullptr) {
+    // The device is full: blocks other threads' arenas cache come first ...
+    for (auto& a : arenas_) {
+      if (a.get() == &home) continue;
+      std::lock_guard<std::mutex> lock(a->mutex);
+      if (ArenaBlock* b = try_cached(*a, rounded, key, streams_)) {
+        home.counters.hits.fetch_add(1, std::memory_order_relaxed);
+        return reinterpret_cast<void*>(b->addr);
+      }
+    }
+    // ... then every cached block goes back (waiting on events, not the device), and one retry.
     for (auto& a : arenas_) released += release_free_segments(*a, SIZE_MAX, true);
     p = backend_malloc(segment = rounded);
   }
+  home.counters.misses.fetch_add(1, std::memory_order_relaxed);
   if (p == nullptr)
     fail(FERRY_ERR_OUT_OF_MEMORY, "bytes is ", bytes, ": the device has no room for a block of ", rounded,
          " bytes (cudaMalloc failed, also after ferry gave back ", released, " cached bytes and retried); ferry holds ",
-         reserved_.load(), " bytes of device memory, ", in_use_.load(), " of them in use");
+         reserved_.load(), " bytes of device memory, ", in_use_now(), " of them in use");
   try {
-    std::lock_guard<std::mutex> lock(arena.mutex);
-    ArenaBlock* b = arena.blocks.allocate_from_new_segment(reinterpret_cast<std::uintptr_t>(p), segment, rounded, key);
+    std::lock_guard<std::mutex> lock(home.mutex);
+    ArenaBlock* b = home.blocks.allocate_from_new_segment(reinterpret_cast<std::uintptr_t>(p), segment, rounded, key);
     reserved_.fetch_add(segment, std::memory_order_relaxed);
-    raise_peak(peak_, in_use_.fetch_add(b->size, std::memory_order_relaxed) + b->size);
+    note_allocated(home.counters, arenas_, peak_, b->size);
     return p;
   } catch (...) {
     backend_.device_free(p);
@@ -118,12 +124,15 @@ void DeviceCache::free(void* ptr, StreamHandle stream) {
     }
     const std::size_t size = b->size;
     arena.blocks.release(b, key, epoch);
-    in_use_.fetch_sub(size, std::memory_order_relaxed);
+    arena.counters.in_use.fetch_sub(size, std::memory_order_relaxed);
     found = true;
   }
   FERRY_EXPECT(found, FERRY_ERR_NOT_FOUND, "ptr is ", ptr,
                ": not a block of this context's device allocator (never allocated by it, or freed already)");
-  if (cached_now() > options_.max_cached_bytes) enforce_cap();
+  // cached <= reserved: while all that ferry holds fits under the cap, no arena needs reading.
+  if (reserved_.load(std::memory_order_relaxed) > options_.max_cached_bytes &&
+      cached_now() > options_.max_cached_bytes)
+    enforce_cap();
 }
 
 std::size_t DeviceCache::release_free_segments(Arena& arena, std::size_t bytes_wanted, bool wait) {
@@ -142,9 +151,15 @@ std::size_t DeviceCache::release_free_segments(Arena& arena, std::size_t bytes_w
   return released;
 }
 
+std::uint64_t DeviceCache::in_use_now() const noexcept {
+  std::uint64_t sum = 0;
+  for (const auto& a : arenas_) sum += a->counters.in_use.load(std::memory_order_relaxed);
+  return sum;
+}
+
 std::uint64_t DeviceCache::cached_now() const noexcept {
-  // Two loads, not one snapshot: never let a race underflow into "everything is cached".
-  const std::uint64_t in_use = in_use_.load(), reserved = reserved_.load();
+  // Not one snapshot: never let a race underflow into "everything is cached".
+  const std::uint64_t in_use = in_use_now(), reserved = reserved_.load();
   return reserved > in_use ? reserved - in_use : 0;
 }
 
@@ -175,20 +190,24 @@ bool DeviceCache::owns(const void* ptr) const {
 
 AllocatorStats DeviceCache::stats() const {
   AllocatorStats s;
-  s.in_use_bytes = in_use_.load(std::memory_order_relaxed);
+  for (const auto& a : arenas_) {
+    s.in_use_bytes += a->counters.in_use.load(std::memory_order_relaxed);
+    s.hits += a->counters.hits.load(std::memory_order_relaxed);
+    s.misses += a->counters.misses.load(std::memory_order_relaxed);
+  }
   const std::uint64_t reserved = reserved_.load(std::memory_order_relaxed);
   s.cached_bytes = reserved > s.in_use_bytes ? reserved - s.in_use_bytes : 0;
   s.peak_bytes = peak_.load(std::memory_order_relaxed);
-  s.hits = hits_.load(std::memory_order_relaxed);
-  s.misses = misses_.load(std::memory_order_relaxed);
   s.backend_calls = malloc_calls_.calls.load(std::memory_order_relaxed);
   s.backend_ns = malloc_calls_.ns.load(std::memory_order_relaxed);
   return s;
 }
 
 void DeviceCache::reset_counters() noexcept {
-  hits_.store(0, std::memory_order_relaxed);
-  misses_.store(0, std::memory_order_relaxed);
+  for (auto& a : arenas_) {
+    a->counters.hits.store(0, std::memory_order_relaxed);
+    a->counters.misses.store(0, std::memory_order_relaxed);
+  }
   malloc_calls_.reset();
 }
 

@@ -10,9 +10,12 @@
 // allocation is retried once; then FERRY_ERR_OUT_OF_MEMORY with the sizes.
 // Bounded: free bytes held beyond max_cached_bytes are given back at free.
 //
-// Concurrency: the cache is split into arenas, each with its own lock; a
-// thread prefers its own arena (thread_arena_slot), so threads rarely contend.
-// A block may be served by any arena and is freed to the one that holds it.
+// Concurrency: the cache is split into arenas, each with its own lock and
+// counters on its own cache lines, one per live thread (thread_arena_slot).
+// A thread serves itself from its home arena and grows it with new segments;
+// blocks cached in other arenas serve it only when the device is full, so
+// threads do not contend in steady state. A block is freed to the arena that
+// holds it.
 // Every public method is thread-safe.
 #pragma once
 
@@ -67,9 +70,10 @@ class DeviceCache {
   std::string check_invariants() const;
 
  private:
-  struct Arena {
+  struct alignas(kArenaAlign) Arena {
     Arena(const SizePolicy& policy, EventPool& events) : blocks(policy), epochs(events) {}
     mutable std::mutex mutex;
+    ArenaCounters counters;
     BlockArena blocks;
     StreamEpochs epochs;
   };
@@ -78,7 +82,8 @@ class DeviceCache {
   bool is_long_lived(StreamHandle stream) const noexcept;
   ArenaBlock* try_cached(Arena& arena, std::size_t rounded, StreamKey key, bool reclaim);
   void reclaim(Arena& arena, bool wait);  // makes completed frees reusable everywhere
-  void* grow(Arena& arena, std::size_t bytes, std::size_t rounded, StreamKey key);
+  void* grow(Arena& home, std::size_t bytes, std::size_t rounded, StreamKey key);
+  std::uint64_t in_use_now() const noexcept;
   std::size_t release_free_segments(Arena& arena, std::size_t bytes_wanted, bool wait);
   void enforce_cap();
   std::uint64_t cached_now() const noexcept;
@@ -90,7 +95,8 @@ class DeviceCache {
   bool streams_;  // false on the CPU backend: every stream is the same
   std::vector<std::unique_ptr<Arena>> arenas_;
 
-  std::atomic<std::uint64_t> in_use_{0}, reserved_{0}, peak_{0}, hits_{0}, misses_{0};
+  std::atomic<std::uint64_t> reserved_{0};  // changes only when segments come and go
+  std::atomic<std::uint64_t> peak_{0};      // raised only when an arena reaches a new high
   CallCounter malloc_calls_;
 };
 

@@ -60,18 +60,19 @@ void PinnedPool::poll_pending(Arena& arena) {
   }
 }
 
-void* PinnedPool::try_cached(std::size_t rounded, bool poll) {
-  const std::size_t n = arenas_.size();
-  const std::size_t home = thread_arena_slot() % n;
-  for (std::size_t i = 0; i < n; ++i) {
-    Arena& arena = *arenas_[(home + i) % n];
-    std::lock_guard<std::mutex> lock(arena.mutex);
-    if (poll) poll_pending(arena);
-    if (ArenaBlock* b = arena.blocks.allocate(rounded, kAnyStream)) {
-      raise_peak(peak_, in_use_.fetch_add(b->size, std::memory_order_relaxed) + b->size);
-      return reinterpret_cast<void*>(b->addr);
-    }
-  }
+void* PinnedPool::try_arena(Arena& arena, std::size_t rounded, bool poll) {
+  std::lock_guard<std::mutex> lock(arena.mutex);
+  if (poll) poll_pending(arena);
+  ArenaBlock* b = arena.blocks.allocate(rounded, kAnyStream);
+  if (b == nullptr) return nullptr;
+  note_allocated(arena.counters, arenas_, peak_, b->size);
+  return reinterpret_cast<void*>(b->addr);
+}
+
+void* PinnedPool::try_other_arenas(const Arena& home, std::size_t rounded) {
+  for (auto& arena : arenas_)
+    if (arena.get() != &home)
+      if (void* p = try_arena(*arena, rounded, true)) return p;
   return nullptr;
 }
 
@@ -83,7 +84,7 @@ bool PinnedPool::reserve(std::size_t bytes) noexcept {
   return true;
 }
 
-void* PinnedPool::grow(std::size_t rounded, std::size_t bytes) {
+void* PinnedPool::grow(Arena& home, std::size_t rounded, std::size_t bytes) {
   std::size_t segment = options_.policy.segment_size(rounded);
   if (!reserve(segment)) {
     segment = rounded;  // near the cap: a segment of exactly the request
@@ -99,12 +100,11 @@ void* PinnedPool::grow(std::size_t rounded, std::size_t bytes) {
     fail(FERRY_ERR_OUT_OF_MEMORY, "bytes is ", bytes, ": the system could not page-lock ", segment, " bytes (",
          backend_.pinned_method(), " failed; ferry holds ", held_.load(), " pinned bytes)");
   }
-  Arena& arena = *arenas_[thread_arena_slot() % arenas_.size()];
   try {
-    std::lock_guard<std::mutex> lock(arena.mutex);
-    ArenaBlock* b = arena.blocks.allocate_from_new_segment(reinterpret_cast<std::uintptr_t>(p), segment, rounded,
-                                                           kAnyStream);
-    raise_peak(peak_, in_use_.fetch_add(b->size, std::memory_order_relaxed) + b->size);
+    std::lock_guard<std::mutex> lock(home.mutex);
+    ArenaBlock* b = home.blocks.allocate_from_new_segment(reinterpret_cast<std::uintptr_t>(p), segment, rounded,
+                                                          kAnyStream);
+    note_allocated(home.counters, arenas_, peak_, b->size);
     return p;
   } catch (...) {
     backend_.pinned_free(p, segment);
@@ -163,28 +163,33 @@ void* PinnedPool::allocate(std::size_t bytes) {
   const std::size_t rounded = options_.policy.round_request(bytes, "bytes");
   FERRY_EXPECT(rounded <= options_.cap_bytes, FERRY_ERR_OUT_OF_MEMORY, "bytes is ", bytes,
                ": more than the pinned pool's cap, pinned_cache_bytes = ", options_.cap_bytes);
-  if (void* p = try_cached(rounded, false)) {
-    hits_.fetch_add(1, std::memory_order_relaxed);
+  Arena& home = home_arena();
+  auto hit = [&](void* p) {
+    home.counters.hits.fetch_add(1, std::memory_order_relaxed);  // own arena: an uncontended line
     return p;
-  }
-  bool counted = false;
+  };
+  if (void* p = try_arena(home, rounded, false)) return hit(p);
+  Arena& shared = *arenas_[0];  // holds the preallocated segment, meant for every thread
   for (;;) {
-    if (void* p = try_cached(rounded, true)) {  // blocks whose copies completed meanwhile
-      hits_.fetch_add(1, std::memory_order_relaxed);
+    if (void* p = try_arena(home, rounded, true)) return hit(p);  // blocks whose copies completed meanwhile
+    if (options_.prealloc_bytes > 0 && &shared != &home)
+      if (void* p = try_arena(shared, rounded, true)) return hit(p);
+    if (void* p = grow(home, rounded, bytes)) {
+      home.counters.misses.fetch_add(1, std::memory_order_relaxed);
       return p;
     }
-    if (!counted) misses_.fetch_add(1, std::memory_order_relaxed);
-    counted = true;
-    if (void* p = grow(rounded, bytes)) return p;
-    if (release_free_segments(rounded) > 0) continue;  // room under the cap, if the free ones go
+    // At the cap: blocks other threads' arenas cache, then room from their free segments.
+    if (void* p = try_other_arenas(home, rounded)) return hit(p);
+    if (release_free_segments(rounded) > 0) continue;
     if (options_.wait_at_cap && wait_for_one_pending()) continue;
+    home.counters.misses.fetch_add(1, std::memory_order_relaxed);
     fail_at_cap(bytes, rounded);
   }
 }
 
 ArenaBlock* PinnedPool::find_locked(std::uintptr_t addr, std::unique_lock<std::mutex>& lock, Arena*& arena) {
   const std::size_t n = arenas_.size();
-  const std::size_t home = thread_arena_slot() % n;
+  const std::size_t home = thread_arena_slot() % n;  // most blocks are freed by the thread that allocated them
   for (std::size_t i = 0; i < n; ++i) {
     Arena& a = *arenas_[(home + i) % n];
     std::unique_lock<std::mutex> l(a.mutex);
@@ -205,7 +210,7 @@ void PinnedPool::free(void* ptr) {
                ": not a block of this context's pinned pool (never allocated by it, or freed already)");
   const std::size_t size = b->size;
   arena->blocks.release(b, kAnyStream, 0);
-  in_use_.fetch_sub(size, std::memory_order_relaxed);
+  arena->counters.in_use.fetch_sub(size, std::memory_order_relaxed);
 }
 
 void PinnedPool::free_on_stream(void* ptr, StreamHandle stream) {
@@ -225,7 +230,7 @@ void PinnedPool::free_on_event(void* ptr, EventHandle recorded_event) {
   const std::size_t size = b->size;
   arena->blocks.mark_pending(b);
   arena->pending.push_back({b, event.release()});
-  in_use_.fetch_sub(size, std::memory_order_relaxed);
+  arena->counters.in_use.fetch_sub(size, std::memory_order_relaxed);
   if (arena->pending.size() > 64) poll_pending(*arena);  // keep the list short between allocations
 }
 
@@ -242,20 +247,24 @@ std::size_t PinnedPool::trim() { return release_free_segments(SIZE_MAX); }
 
 AllocatorStats PinnedPool::stats() const {
   AllocatorStats s;
-  s.in_use_bytes = in_use_.load(std::memory_order_relaxed);
+  for (const auto& arena : arenas_) {
+    s.in_use_bytes += arena->counters.in_use.load(std::memory_order_relaxed);
+    s.hits += arena->counters.hits.load(std::memory_order_relaxed);
+    s.misses += arena->counters.misses.load(std::memory_order_relaxed);
+  }
   const std::uint64_t held = held_.load(std::memory_order_relaxed);
   s.cached_bytes = held > s.in_use_bytes ? held - s.in_use_bytes : 0;
   s.peak_bytes = peak_.load(std::memory_order_relaxed);
-  s.hits = hits_.load(std::memory_order_relaxed);
-  s.misses = misses_.load(std::memory_order_relaxed);
   s.backend_calls = alloc_calls_.calls.load(std::memory_order_relaxed);
   s.backend_ns = alloc_calls_.ns.load(std::memory_order_relaxed);
   return s;
 }
 
 void PinnedPool::reset_counters() noexcept {
-  hits_.store(0, std::memory_order_relaxed);
-  misses_.store(0, std::memory_order_relaxed);
+  for (auto& arena : arenas_) {
+    arena->counters.hits.store(0, std::memory_order_relaxed);
+    arena->counters.misses.store(0, std::memory_order_relaxed);
+  }
   alloc_calls_.reset();
 }
 

@@ -12,7 +12,11 @@
 //   FERRY_ERR_OUT_OF_MEMORY naming the cap and the sizes.
 // - Pending blocks count as cached, not in use.
 //
-// Arenas with their own locks, preferred per thread, as in DeviceCache.
+// Arenas with their own locks and counters, one per live thread (see
+// thread_arena_slot): a thread serves itself from its home arena and grows it
+// with new segments while under the cap; only at the cap does it take blocks
+// cached in other arenas (the preallocated segment, in arena 0, serves every
+// thread before any growth). A block is freed to the arena that holds it.
 // Every public method is thread-safe.
 #pragma once
 
@@ -76,16 +80,19 @@ class PinnedPool {
     ArenaBlock* block;
     EventHandle event;
   };
-  struct Arena {
+  struct alignas(kArenaAlign) Arena {
     explicit Arena(const SizePolicy& policy) : blocks(policy) {}
     mutable std::mutex mutex;
+    ArenaCounters counters;
     BlockArena blocks;
     std::vector<Pending> pending;
   };
 
+  Arena& home_arena() const noexcept { return *arenas_[thread_arena_slot() % arenas_.size()]; }
   void poll_pending(Arena& arena);  // arena locked
-  void* try_cached(std::size_t rounded, bool poll);
-  void* grow(std::size_t rounded, std::size_t bytes);
+  void* try_arena(Arena& arena, std::size_t rounded, bool poll);
+  void* try_other_arenas(const Arena& home, std::size_t rounded);
+  void* grow(Arena& home, std::size_t rounded, std::size_t bytes);
   bool reserve(std::size_t bytes) noexcept;
   std::size_t release_free_segments(std::size_t bytes_wanted);
   bool wait_for_one_pending();
@@ -98,7 +105,8 @@ class PinnedPool {
   Options options_;
   std::vector<std::unique_ptr<Arena>> arenas_;
 
-  std::atomic<std::uint64_t> in_use_{0}, held_{0}, peak_{0}, hits_{0}, misses_{0};
+  std::atomic<std::uint64_t> held_{0};  // changes only when segments come and go
+  std::atomic<std::uint64_t> peak_{0};  // raised only when an arena reaches a new high
   CallCounter alloc_calls_;
 };
 

@@ -6,6 +6,8 @@
 
 #include "core/error.h"
 
+#include <algorithm>
+#include <atomic>
 #include <functional>
 #include <thread>
 #include <vector>
@@ -198,6 +200,66 @@ TEST_F(PinnedPoolTest, ManyThreadsUnderACap) {
   pool.trim();
   EXPECT_EQ(pool.pending_count(), 0u);
   EXPECT_EQ(backend.pinned_used(), 0u);
+}
+
+TEST(ArenaSlots, LiveThreadsHoldDistinctSlotsAndExitedOnesAreReused) {
+  const unsigned mine = thread_arena_slot();
+  EXPECT_EQ(thread_arena_slot(), mine);  // stable for a thread's life
+  constexpr int kThreads = 8;
+  std::vector<unsigned> slots(kThreads);
+  std::atomic<int> started{0};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      slots[t] = thread_arena_slot();
+      started.fetch_add(1);
+      while (!go.load()) std::this_thread::yield();  // all alive at once
+    });
+  while (started.load() < kThreads) std::this_thread::yield();
+  go = true;
+  for (auto& t : threads) t.join();
+  std::vector<unsigned> all = slots;
+  all.push_back(mine);
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::unique(all.begin(), all.end()), all.end()) << "two live threads share a slot";
+  unsigned reused = 0;
+  std::thread([&] { reused = thread_arena_slot(); }).join();  // the exited threads' slots are free again
+  EXPECT_NE(std::find(slots.begin(), slots.end(), reused), slots.end()) << reused;
+}
+
+TEST_F(PinnedPoolTest, EachThreadServesItselfAndAtTheCapTakesOtherArenasBlocks) {
+  PinnedPool pool = make(/*cap=*/2 * MiB, true, 0, /*arenas=*/64);
+  std::thread([&] { pool.free(pool.allocate(4096)); }).join();  // a 2 MiB segment in that thread's arena
+  EXPECT_EQ(backend.pinned_allocs, 1u);
+  void* p = pool.allocate(4096);  // another arena, no room under the cap to grow: takes that block
+  EXPECT_EQ(backend.pinned_allocs, 1u);
+  pool.free(p);
+  EXPECT_EQ(pool.stats().hits, 1u);
+  EXPECT_EQ(pool.stats().misses, 1u);
+  EXPECT_EQ(pool.check_invariants(), "");
+}
+
+TEST_F(PinnedPoolTest, UnderTheCapThreadsGrowTheirOwnArenasInsteadOfSharingOne) {
+  PinnedPool pool = make(/*cap=*/64 * MiB, true, 0, /*arenas=*/64);
+  std::atomic<int> holding{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      void* first = pool.allocate(4096);
+      holding.fetch_add(1);
+      while (holding.load() < 4) std::this_thread::yield();  // all 4 threads alive at once
+      pool.free(first);
+      for (int i = 1; i < 100; ++i) pool.free(pool.allocate(4096));
+    });
+  for (auto& t : threads) t.join();
+  // One segment per thread, though one 2 MiB segment could hold all four
+  // blocks: each thread locks only its own arena in steady state.
+  EXPECT_EQ(backend.pinned_allocs, 4u);
+  EXPECT_EQ(pool.stats().hits + pool.stats().misses, 400u);
+  EXPECT_EQ(pool.stats().in_use_bytes, 0u);
+  EXPECT_EQ(pool.stats().peak_bytes >= 4096u, true);
+  EXPECT_EQ(pool.check_invariants(), "");
 }
 
 }  // namespace
