@@ -42,6 +42,15 @@ Context::Context(const ferry_context_options& options) : options_(options) {
   // --- subsystems: each issue constructs its member here, in dependency order ---
   memory_ = std::make_unique<MemorySystem>(kind_, device_index_, options_);
   converter_ = std::make_unique<Converter>(kind_, device_index_, options_.cpu_threads);
+  Stager::Parts stage;
+  stage.kind = kind_;
+  stage.device_index = device_index_;
+  stage.options = options_;
+  stage.memory = memory_.get();
+  stage.converter = converter_.get();
+  stage.counters = &pipeline_counters_;
+  stage.convert_on_host = kind_ == FERRY_DEVICE_CPU;
+  stager_ = std::make_unique<Stager>(std::move(stage));
 }
 
 Context::~Context() = default;

@@ -11,6 +11,7 @@
 #include "core/convert/converter.h"
 #include "core/memory/memory_system.h"
 #include "core/pipeline_counters.h"
+#include "core/stage/stager.h"
 #include "ferry/context.h"
 
 namespace ferry::core {
@@ -34,6 +35,7 @@ class Context {
   // --- subsystems: each issue adds its accessor here ---
   MemorySystem& memory() noexcept { return *memory_; }  // streams, events, pinned, registry, device cache
   Converter& converter() noexcept { return *converter_; }  // conversion kernels + CPU thread pool
+  Stager& stager() noexcept { return *stager_; }  // the staging pipeline (ferry_batch_*)
 
  private:
   ferry_context_options options_;
@@ -43,6 +45,9 @@ class Context {
   // --- subsystems: each issue adds its member here (declaration order = construction order) ---
   std::unique_ptr<MemorySystem> memory_;
   std::unique_ptr<Converter> converter_;
+  // Last, so it is destroyed first: it waits for the batches in flight while
+  // the memory and the converter they use still exist.
+  std::unique_ptr<Stager> stager_;
 };
 
 }  // namespace ferry::core

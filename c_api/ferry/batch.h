@@ -4,7 +4,14 @@
  * conversion) runs asynchronously in chunks that overlap. A batch handle is
  * the caller's to release exactly once with ferry_batch_release. Every
  * function here is thread-safe; one batch may be waited on from several
- * threads at once. */
+ * threads at once.
+ *
+ * Destroying the context (ferry_context_destroy) with batches in flight is
+ * allowed: it waits for them to finish, then gives back their memory; their
+ * handles answer FERRY_ERR_INVALID_HANDLE from then on (releasing them is
+ * not needed, and gives that status), and output pointers ferry allocated
+ * must not be used any more. A thread blocked in ferry_batch_wait meanwhile
+ * returns a status. */
 #ifndef FERRY_BATCH_H
 #define FERRY_BATCH_H
 
@@ -16,22 +23,34 @@ extern "C" {
 
 typedef struct ferry_batch_s* ferry_batch_t;
 
-/* Called once, from a ferry thread, when the batch has completed or failed.
+/* Called once, from a ferry thread, when the batch has completed or failed
+ * (only for batches whose submit returned FERRY_OK), never under a ferry lock.
  * It must not block for long and must not release the batch it is given
- * (release it later, from any other thread or after wait). */
+ * (release it later, from any other thread or after wait). It may call ferry
+ * (query, output, submit: a submit from a callback never blocks, it returns
+ * FERRY_ERR_BUSY at the in-flight limit), but must not wait for another batch
+ * nor destroy the context. */
 typedef void (*ferry_batch_callback)(ferry_batch_t batch, ferry_status status, void* user_data);
 
 typedef enum ferry_source_policy {
   FERRY_SOURCE_AUTO = 0,     /* pinned/registered memory is copied directly; pageable is staged */
   FERRY_SOURCE_STAGE = 1,    /* always gather through the pinned staging ring */
   FERRY_SOURCE_REGISTER = 2  /* pageable buffers go through the registration cache (for buffers
-                                the caller reuses); see ferry_host_register on freeing them */
+                                the caller reuses); see ferry_host_register on freeing them.
+                                A buffer the cache declines (one sharing a page with another
+                                registration, e.g. small separate samples) is staged instead */
 } ferry_source_policy;
 
 typedef struct ferry_submit_options {
   size_t struct_size;
   /* The caller's stream (cudaStream_t) to hand off to: the stream waits for
-   * the batch (an event, no host sync). NULL: no hand-off. */
+   * the batch (an event, no host sync), and the batch's writes start only
+   * after the work queued on the stream before submit (so a destination the
+   * stream still reads may be submitted again). Work the caller queues on the
+   * stream after submit returns sees the finished output. For a staged
+   * (pageable) source this makes submit wait on the host until every chunk is
+   * staged and queued (CUDA can only wait on events already recorded); the
+   * copies and kernels still run asynchronously. NULL: no hand-off. */
   void* handoff_stream;
   int has_handoff_stream; /* non-zero: handoff_stream is set (NULL then means the legacy stream) */
   int priority;           /* 0 normal; > 0 runs on the high-priority streams when the pool has them */
@@ -62,7 +81,10 @@ FERRY_API ferry_status ferry_batch_wait(ferry_batch_t batch);
  * or the error that failed it. */
 FERRY_API ferry_status ferry_batch_query(ferry_batch_t batch);
 /* Makes `stream` wait for the batch's output on the device (an event; no host
- * sync). On the CPU backend it waits on the host. */
+ * sync; for a staged batch the call waits on the host until every chunk is
+ * queued). On the CPU backend it waits on the host. The hand-off stream and
+ * streams given here must still exist at ferry_batch_release: a ferry-allocated
+ * output goes back to the cache in their order too. */
 FERRY_API ferry_status ferry_batch_stream_wait(ferry_batch_t batch, void* stream);
 /* *out = 1 once the host source may be overwritten (after the staging copy
  * for a pageable source, after the DMA for a pinned or registered one), else 0. */

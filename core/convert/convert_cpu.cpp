@@ -1,42 +1,27 @@
-// The multiply and the add must round separately, as on the GPU (which uses
-// __fmul_rn/__fadd_rn): no contraction into an FMA, whatever -march says.
-// Set before any include so every function of this file (the inlined helpers
-// too) carries the same option; a mismatch would stop GCC inlining them.
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
-
+// The CPU conversion's row logic: which pixels of an output row come from
+// where, in blocks that stay in L1; the arithmetic is in convert_cpu_kernels.
+// Two shapes get a fast path: pixel-packed output (NHWC: the row is one
+// stream of elements, the coefficients repeat per pixel) and planar output
+// from interleaved input (NCHW from NHWC: a block is de-interleaved once into
+// per-channel runs). Everything else is gathered per channel with its strides.
 #include "core/convert/convert_cpu.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "core/convert/half_bits.h"
+#include "core/convert/convert_cpu_kernels.h"
 
 namespace ferry::core {
 namespace {
 
 constexpr int block = 256;  // pixels per inner block: temporaries stay in L1
+constexpr int max_channels = 4;
 
-// Output element storage and conversion, per dtype.
-template <ferry_dtype D> struct Out;
-template <> struct Out<FERRY_DTYPE_FLOAT32> {
-  using T = float;
-  static T from(float v) { return v; }
-};
-template <> struct Out<FERRY_DTYPE_FLOAT16> {
-  using T = std::uint16_t;
-  static T from(float v) { return float_to_half_bits_fast(v); }
-};
-template <> struct Out<FERRY_DTYPE_BFLOAT16> {
-  using T = std::uint16_t;
-  static T from(float v) { return float_to_bf16_bits_no_nan(v); }
-};
-template <> struct Out<FERRY_DTYPE_UINT8> {
-  using T = std::uint8_t;
-};
+// Output element storage, by size: float, float16/bfloat16 bits, uint8.
+template <int Size> struct Element;
+template <> struct Element<4> { using T = float; };
+template <> struct Element<2> { using T = std::uint16_t; };
+template <> struct Element<1> { using T = std::uint8_t; };
 
 // tmp[j] = p[j * step] for j < count; step is in bytes and may be negative
 // (a mirrored row). STEP > 0 fixes it at compile time for the common cases.
@@ -92,94 +77,197 @@ void fill_run(T* d, std::int64_t stride, T value, std::int64_t count) {
   for (std::int64_t j = 0; j < count; ++j) d[j * stride] = value;
 }
 
-template <ferry_dtype D>
-void convert_block(const std::uint8_t* in, typename Out<D>::T* out, float a, float b, int count) {
-  if constexpr (D == FERRY_DTYPE_UINT8) {
-    (void)a, (void)b;
-    std::memcpy(out, in, static_cast<std::size_t>(count));
-  } else {
-    for (int j = 0; j < count; ++j) {
-      const float product = static_cast<float>(in[j]) * a;
-      out[j] = Out<D>::from(product + b);
-    }
-  }
-}
-
 struct RowJob {
   const ConvertPlan* plan;
   const SourceView* source;
   std::int64_t first;
   std::uint8_t* output;
+  CpuKernels kernels;
 };
 
-template <ferry_dtype D>
-void convert_row(const RowJob& job, std::int64_t row) {
-  using T = typename Out<D>::T;
+// Where one output row reads, and what it writes.
+struct RowGeometry {
+  const std::uint8_t* src_row;  // the source row's first pixel (channel 0)
+  std::int64_t win_x, ow;
+  bool mirror_x;
+  std::int64_t xa, xb;  // output columns [xa, xb) read inside the image
+  std::uint8_t* out_row;
+  const float* alpha;
+  const float* beta;
+
+  // The source column of output column x.
+  std::int64_t source_x(std::int64_t x) const { return win_x + (mirror_x ? ow - 1 - x : x); }
+};
+
+// Source pixels are C interleaved bytes (NHWC with packed pixels).
+bool interleaved_source(const ConvertPlan& p, const SourceView& s) {
+  return s.strides.w == p.c && (p.c == 1 || s.strides.c == 1);
+}
+
+// Output pixels are packed (NHWC, the channels of a pixel adjacent).
+bool interleaved_output(const ConvertPlan& p) {
+  return p.out_strides.c == p.element_size && p.out_strides.w == p.out_channels_total * p.element_size;
+}
+
+// The row is a plain stream of source bytes: out element j of a pixel run
+// is source byte j of the same run.
+bool stream_source(const ConvertPlan& p, const SourceView& s, bool mirror_x) {
+  if (mirror_x || !interleaved_source(p, s) || p.out_channels_total != p.c || p.out_channels != p.c) return false;
+  for (int k = 0; k < p.out_channels; ++k)
+    if (p.channel_map[k] != k) return false;
+  return true;
+}
+
+// Pixel-packed output: each block becomes one run of count * channels elements
+// (straight from the source, or interleaved into tmp in output channel order).
+// Padding channels get any value here; the fill pass writes them.
+template <typename T>
+void convert_interleaved(const RowJob& job, const RowGeometry& r) {
   const ConvertPlan& p = *job.plan;
-  const std::int64_t i = row / p.out_h, y = row % p.out_h, g = job.first + i;
   const SourceView& s = *job.source;
-  const std::uint8_t* sample = s.samples ? s.samples[i] : s.base + i * s.strides.n;
-  const ferry_rect win = p.window_of(g);
-  const int mirror = p.mirror_of(g);
-  const float* alpha = p.alpha_of(g);
-  const float* beta = p.beta_of(g);
-  const std::int64_t ow = p.out_w;
-  const std::int64_t sy = win.y + ((mirror & FERRY_MIRROR_Y) ? p.out_h - 1 - y : y);
-  const bool mirror_x = (mirror & FERRY_MIRROR_X) != 0;
-  // Output columns [xa, xb) read inside the image; the rest are fill.
-  std::int64_t xa = 0, xb = 0;
-  if (sy >= 0 && sy < p.h) {
-    xa = mirror_x ? std::max<std::int64_t>(0, win.x + ow - p.w) : std::max<std::int64_t>(0, -win.x);
-    xb = mirror_x ? std::min<std::int64_t>(ow, win.x + ow) : std::min<std::int64_t>(ow, p.w - win.x);
-    if (xb < xa) xb = xa;
+  const int oct = p.out_channels_total;
+  float alpha[coeff_period], beta[coeff_period];
+  for (int j = 0; j < coeff_period; ++j) {
+    const int k = j % oct;
+    alpha[j] = k < p.out_channels ? r.alpha[k] : 0.0f;
+    beta[j] = k < p.out_channels ? r.beta[k] : 0.0f;
   }
+  T* out = reinterpret_cast<T*>(r.out_row);
+  const bool stream = stream_source(p, s, r.mirror_x);
+  const std::int64_t step = r.mirror_x ? -s.strides.w : s.strides.w;
+  std::uint8_t tmp[block * max_channels];
+  for (std::int64_t x0 = r.xa; x0 < r.xb; x0 += block) {
+    const int count = static_cast<int>(std::min<std::int64_t>(block, r.xb - x0));
+    const std::int64_t sx0 = r.source_x(x0);
+    const std::uint8_t* in = r.src_row + sx0 * s.strides.w;
+    if (!stream) {
+      for (int k = 0; k < oct; ++k) {
+        if (k >= p.out_channels) {
+          for (int j = 0; j < count; ++j) tmp[j * oct + k] = 0;
+          continue;
+        }
+        const std::uint8_t* src = in + p.channel_map[k] * s.strides.c;
+        for (int j = 0; j < count; ++j) tmp[j * oct + k] = src[j * step];
+      }
+      in = tmp;
+    }
+    job.kernels.convert_run(in, out + x0 * oct, alpha, beta, count * oct);
+  }
+}
+
+// Any other output: per output channel, a contiguous run of input bytes
+// (the source itself, a de-interleaved block, or a strided gather), converted
+// straight into a unit-stride plane or through tmp_out and a scatter.
+template <typename T>
+void convert_planar(const RowJob& job, const RowGeometry& r) {
+  const ConvertPlan& p = *job.plan;
+  const SourceView& s = *job.source;
+  float alpha[max_channels][coeff_period], beta[max_channels][coeff_period];
+  for (int k = 0; k < p.out_channels; ++k)
+    for (int j = 0; j < coeff_period; ++j) alpha[k][j] = r.alpha[k], beta[k][j] = r.beta[k];
   const std::int64_t esz = p.element_size;
   const std::int64_t stride_w = p.out_strides.w / esz;  // in elements
-  std::uint8_t* out_row = job.output + g * p.out_strides.n + y * p.out_strides.h;
-  std::uint8_t tmp_in[block];
+  const std::int64_t step = r.mirror_x ? -s.strides.w : s.strides.w;
+  const DeinterleaveFn deinterleave = !interleaved_source(p, s) ? nullptr
+                                      : p.c == 3                ? job.kernels.deinterleave3
+                                      : p.c == 4                ? job.kernels.deinterleave4
+                                                                : nullptr;
+  std::uint8_t tmp_in[max_channels][block];
   T tmp_out[block];
-  for (int k = 0; k < p.out_channels_total; ++k) {
-    T* d = reinterpret_cast<T*>(out_row + k * p.out_strides.c);
-    if (k >= p.out_channels) {
-      fill_run(d, stride_w, from_bits<T>(p.pad_bits), ow);
-      continue;
+  for (std::int64_t x0 = r.xa; x0 < r.xb; x0 += block) {
+    const int count = static_cast<int>(std::min<std::int64_t>(block, r.xb - x0));
+    const std::int64_t sx0 = r.source_x(x0);
+    const std::uint8_t* runs[max_channels];
+    if (deinterleave) {
+      // All channels of the block at once, from its lowest source pixel;
+      // a mirrored block is then reversed in place.
+      const std::int64_t low = r.mirror_x ? sx0 - (count - 1) : sx0;
+      deinterleave(r.src_row + low * p.c, tmp_in[0], block, count);
+      if (r.mirror_x)
+        for (int c = 0; c < p.c; ++c) std::reverse(tmp_in[c], tmp_in[c] + count);
+      for (int k = 0; k < p.out_channels; ++k) runs[k] = tmp_in[p.channel_map[k]];
+    } else {
+      for (int k = 0; k < p.out_channels; ++k) {
+        const std::uint8_t* src = r.src_row + p.channel_map[k] * s.strides.c + sx0 * s.strides.w;
+        if (step == 1) {
+          runs[k] = src;
+        } else {
+          gather_any(src, step, tmp_in[k], count);
+          runs[k] = tmp_in[k];
+        }
+      }
     }
-    const T fill = from_bits<T>(p.fill_bits);
-    fill_run(d, stride_w, fill, xa);
-    fill_run(d + xb * stride_w, stride_w, fill, ow - xb);
-    const std::uint8_t* src = sample + sy * s.strides.h + p.channel_map[k] * s.strides.c;
-    const std::int64_t step = mirror_x ? -s.strides.w : s.strides.w;
-    for (std::int64_t x0 = xa; x0 < xb; x0 += block) {
-      const int count = static_cast<int>(std::min<std::int64_t>(block, xb - x0));
-      const std::int64_t sx0 = win.x + (mirror_x ? ow - 1 - x0 : x0);
-      gather_any(src + sx0 * s.strides.w, step, tmp_in, count);
+    for (int k = 0; k < p.out_channels; ++k) {
+      T* d = reinterpret_cast<T*>(r.out_row + k * p.out_strides.c);
       if (stride_w == 1) {
-        convert_block<D>(tmp_in, d + x0, alpha[k], beta[k], count);
+        job.kernels.convert_run(runs[k], d + x0, alpha[k], beta[k], count);
       } else {
-        convert_block<D>(tmp_in, tmp_out, alpha[k], beta[k], count);
+        job.kernels.convert_run(runs[k], tmp_out, alpha[k], beta[k], count);
         scatter_any(d + x0 * stride_w, stride_w, tmp_out, count);
       }
     }
   }
 }
 
-template <ferry_dtype D>
+template <typename T>
+void convert_row(const RowJob& job, std::int64_t row) {
+  const ConvertPlan& p = *job.plan;
+  const std::int64_t i = row / p.out_h, y = row % p.out_h, g = job.first + i;
+  const SourceView& s = *job.source;
+  const std::uint8_t* sample = s.samples ? s.samples[i] : s.base + i * s.strides.n;
+  const ferry_rect win = p.window_of(g);
+  const int mirror = p.mirror_of(g);
+  RowGeometry r{};
+  r.win_x = win.x;
+  r.ow = p.out_w;
+  r.mirror_x = (mirror & FERRY_MIRROR_X) != 0;
+  r.alpha = p.alpha_of(g);
+  r.beta = p.beta_of(g);
+  const std::int64_t sy = win.y + ((mirror & FERRY_MIRROR_Y) ? p.out_h - 1 - y : y);
+  const std::int64_t ow = p.out_w;
+  if (sy >= 0 && sy < p.h) {
+    r.src_row = sample + sy * s.strides.h;
+    r.xa = r.mirror_x ? std::max<std::int64_t>(0, win.x + ow - p.w) : std::max<std::int64_t>(0, -win.x);
+    r.xb = r.mirror_x ? std::min<std::int64_t>(ow, win.x + ow) : std::min<std::int64_t>(ow, p.w - win.x);
+    if (r.xb < r.xa) r.xb = r.xa;
+  }
+  r.out_row = job.output + g * p.out_strides.n + y * p.out_strides.h;
+  if (r.xa < r.xb) {
+    if (interleaved_output(p))
+      convert_interleaved<T>(job, r);
+    else
+      convert_planar<T>(job, r);
+  }
+  // Fill after converting: padding channels overwrite what a packed run wrote there.
+  const std::int64_t stride_w = p.out_strides.w / p.element_size;
+  for (int k = 0; k < p.out_channels_total; ++k) {
+    T* d = reinterpret_cast<T*>(r.out_row + k * p.out_strides.c);
+    if (k >= p.out_channels) {
+      fill_run(d, stride_w, from_bits<T>(p.pad_bits), ow);
+      continue;
+    }
+    const T fill = from_bits<T>(p.fill_bits);
+    fill_run(d, stride_w, fill, r.xa);
+    fill_run(d + r.xb * stride_w, stride_w, fill, ow - r.xb);
+  }
+}
+
+template <typename T>
 void convert_rows(const RowJob& job, std::int64_t begin, std::int64_t end) {
-  for (std::int64_t r = begin; r < end; ++r) convert_row<D>(job, r);
+  for (std::int64_t r = begin; r < end; ++r) convert_row<T>(job, r);
 }
 
 }  // namespace
 
 void convert_on_cpu(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
-                    void* output_base, ThreadPool& pool) {
+                    void* output_base, ThreadPool& pool, CpuConvertIsa isa) {
   if (count <= 0) return;
-  const RowJob job{&plan, &source, first, static_cast<std::uint8_t*>(output_base)};
+  const RowJob job{&plan, &source, first, static_cast<std::uint8_t*>(output_base), cpu_kernels(plan.dtype, isa)};
   void (*rows)(const RowJob&, std::int64_t, std::int64_t) = nullptr;
-  switch (plan.dtype) {
-    case FERRY_DTYPE_FLOAT32: rows = convert_rows<FERRY_DTYPE_FLOAT32>; break;
-    case FERRY_DTYPE_FLOAT16: rows = convert_rows<FERRY_DTYPE_FLOAT16>; break;
-    case FERRY_DTYPE_BFLOAT16: rows = convert_rows<FERRY_DTYPE_BFLOAT16>; break;
-    case FERRY_DTYPE_UINT8: rows = convert_rows<FERRY_DTYPE_UINT8>; break;
+  switch (plan.element_size) {
+    case 4: rows = convert_rows<Element<4>::T>; break;
+    case 2: rows = convert_rows<Element<2>::T>; break;
+    default: rows = convert_rows<Element<1>::T>; break;
   }
   // Rows of about 16 KiB of output per chunk at least: small images would
   // otherwise drown in scheduling.

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/convert/convert_cpu.h"
+#include "core/convert/convert_plan.h"
 #include "ferry/ferry.h"
 #include "tests/unit/convert_reference.h"
 #include "tests/unit/convert_test_cases.h"
@@ -29,14 +31,25 @@ struct CpuContext {
   ~CpuContext() { ferry_context_destroy(ctx); }
 };
 
+using ferry::core::CpuConvertIsa;
+
 // Converts one case on the CPU and compares every byte of the output buffer
 // (elements and the gaps between them) with the reference. Returns "" or a
-// description of the first difference.
-std::string check_case(ferry_context_t ctx, ConvertCase& c, double& worst_error) {
+// description of the first difference. `best` goes through ferry_convert
+// (the kernels the CPU supports); `portable` calls the CPU conversion with
+// the portable kernels forced.
+std::string check_case(ferry_context_t ctx, ConvertCase& c, double& worst_error,
+                       CpuConvertIsa isa = CpuConvertIsa::best) {
   std::vector<std::uint8_t> got(c.output_bytes, 0xCD), want(c.output_bytes, 0xCD);
   c.output.data = got.data();
-  if (ferry_convert(ctx, &c.source, &c.transform, &c.output, nullptr) != FERRY_OK)
-    return std::string("ferry_convert failed: ") + ferry_last_error();
+  if (isa == CpuConvertIsa::best) {
+    if (ferry_convert(ctx, &c.source, &c.transform, &c.output, nullptr) != FERRY_OK)
+      return std::string("ferry_convert failed: ") + ferry_last_error();
+  } else {
+    static ferry::core::ThreadPool pool(3);
+    const ferry::core::ConvertPlan plan = ferry::core::make_convert_plan(c.source, c.transform, &c.output);
+    ferry::core::convert_on_cpu(plan, ferry::core::source_view_of(plan, c.source), 0, plan.n, got.data(), pool, isa);
+  }
   ferry_output o = c.output;
   worst_error = std::max(worst_error, reference_convert(c.source, c.transform, o, want.data()));
   for (std::size_t b = 0; b < got.size(); ++b)
@@ -48,7 +61,14 @@ std::string check_case(ferry_context_t ctx, ConvertCase& c, double& worst_error)
 
 }  // namespace
 
-TEST(ConvertCpu, EveryCombinationMatchesTheScalarReference) {
+class ConvertCpuIsa : public ::testing::TestWithParam<CpuConvertIsa> {};
+
+INSTANTIATE_TEST_SUITE_P(Kernels, ConvertCpuIsa, ::testing::Values(CpuConvertIsa::best, CpuConvertIsa::portable),
+                         [](const ::testing::TestParamInfo<CpuConvertIsa>& i) {
+                           return std::string(i.param == CpuConvertIsa::best ? "Best" : "Portable");
+                         });
+
+TEST_P(ConvertCpuIsa, EveryCombinationMatchesTheScalarReference) {
   CpuContext cpu(3);
   int cases = 0, failures = 0;
   double worst = 0;
@@ -56,7 +76,7 @@ TEST(ConvertCpu, EveryCombinationMatchesTheScalarReference) {
     auto c = make_case(key, static_cast<std::uint32_t>(index) * 2654435761u + 1);
     ASSERT_NE(c, nullptr) << "case " << index << ": " << ferry_last_error();
     ++cases;
-    const std::string diff = check_case(cpu.ctx, *c, worst);
+    const std::string diff = check_case(cpu.ctx, *c, worst, GetParam());
     if (!diff.empty() && ++failures <= 10) ADD_FAILURE() << c->name << ": " << diff;
   });
   EXPECT_EQ(failures, 0) << "of " << cases << " cases";
@@ -65,32 +85,35 @@ TEST(ConvertCpu, EveryCombinationMatchesTheScalarReference) {
   EXPECT_LT(worst, 4e-7) << "worst relative error of the folded arithmetic";
 }
 
-TEST(ConvertCpu, LargeWidthsSpanSeveralBlocksAndThreads) {
+TEST_P(ConvertCpuIsa, LargeWidthsSpanSeveralBlocksAndThreads) {
   CpuContext cpu(4);
   double worst = 0;
   for (int w : {255, 256, 257, 1000}) {
     for (ferry_dtype d : {FERRY_DTYPE_FLOAT32, FERRY_DTYPE_FLOAT16, FERRY_DTYPE_BFLOAT16, FERRY_DTYPE_UINT8}) {
       for (int mirror = 0; mirror < 4; ++mirror) {
-        CaseKey key{d, mirror & 1 ? FERRY_LAYOUT_NHWC : FERRY_LAYOUT_NCHW, ChannelCase::bgr_to_rgb, CropCase::none,
-                    MirrorCase::none, false, FERRY_LAYOUT_NHWC, SourceForm::packed, false, 4};
-        auto c = make_case(key, static_cast<std::uint32_t>(w * 7 + mirror));
-        ASSERT_NE(c, nullptr);
-        // Rebuild as a w x 37 batch of 5 samples.
-        c->source.w = w;
-        c->source.h = 37;
-        c->source.n = 5;
-        c->data.assign(static_cast<std::size_t>(w) * 37 * 3 * 5, 0);
-        for (std::size_t b = 0; b < c->data.size(); ++b) c->data[b] = static_cast<std::uint8_t>(b * 131 + 7);
-        c->source.data = c->data.data();
-        c->source.bytes = c->data.size();
-        c->transform.mirror = mirror;
-        ferry_tensor_info info;
-        ferry_tensor_info_init(&info, sizeof info);
-        ASSERT_EQ(ferry_transform_output_info(&info, &c->source, &c->transform), FERRY_OK) << ferry_last_error();
-        c->output_bytes = info.bytes;
-        c->output.bytes = info.bytes;
-        const std::string diff = check_case(cpu.ctx, *c, worst);
-        EXPECT_EQ(diff, "") << "w " << w << " dtype " << d << " mirror " << mirror;
+        for (ChannelCase ch : {ChannelCase::bgr_to_rgb, ChannelCase::identity, ChannelCase::pad_to_4}) {
+          CaseKey key{d, mirror & 1 ? FERRY_LAYOUT_NHWC : FERRY_LAYOUT_NCHW, ch, CropCase::none,
+                      MirrorCase::none, false, FERRY_LAYOUT_NHWC, SourceForm::packed, false, 4};
+          auto c = make_case(key, static_cast<std::uint32_t>(w * 7 + mirror));
+          ASSERT_NE(c, nullptr);
+          // Rebuild as a w x 37 batch of 5 samples.
+          c->source.w = w;
+          c->source.h = 37;
+          c->source.n = 5;
+          c->data.assign(static_cast<std::size_t>(w) * 37 * 3 * 5, 0);
+          for (std::size_t b = 0; b < c->data.size(); ++b) c->data[b] = static_cast<std::uint8_t>(b * 131 + 7);
+          c->source.data = c->data.data();
+          c->source.bytes = c->data.size();
+          c->transform.mirror = mirror;
+          ferry_tensor_info info;
+          ferry_tensor_info_init(&info, sizeof info);
+          ASSERT_EQ(ferry_transform_output_info(&info, &c->source, &c->transform), FERRY_OK) << ferry_last_error();
+          c->output_bytes = info.bytes;
+          c->output.bytes = info.bytes;
+          const std::string diff = check_case(cpu.ctx, *c, worst, GetParam());
+          EXPECT_EQ(diff, "") << "w " << w << " dtype " << d << " mirror " << mirror << " channels "
+                              << static_cast<int>(ch);
+        }
       }
     }
   }

@@ -1,0 +1,100 @@
+/* ferry bindings, C#: namespace Ferry, PascalCase names, a FerryException
+ * subclass per status (src/FerryException.cs), IDisposable handles and structs
+ * (SWIG's Dispose plus a finalizer as the safety net), pointers and
+ * cudaStream_t as IntPtr, arrays as C# arrays; byte[], Span<byte> and IntPtr
+ * sources (ferry_csharp_handles.i). Runs on Mono 6.8 (what Unity embeds) and .NET. */
+
+%include <arrays_csharp.i>
+%csconst(1);
+
+/* ---- exceptions: the native code calls back into C# to set the pending one ---- */
+%insert(runtime) %{
+typedef void (SWIGSTDCALL* FerryRaiseCallback)(int status, const char* message);
+static FerryRaiseCallback ferry_cs_raise_callback = NULL;
+extern "C" SWIGEXPORT void SWIGSTDCALL FerryRegisterRaiseCallback(FerryRaiseCallback callback) {
+  ferry_cs_raise_callback = callback;
+}
+static void ferry_cs_raise(int status, const char* message) {
+  if (ferry_cs_raise_callback != NULL) ferry_cs_raise_callback(status, message);
+}
+#define FERRY_BINDING_RAISE(status, message, null_value) \
+  do { ferry_cs_raise((int)(status), message); return null_value; } while (0)
+%}
+%pragma(csharp) imclasscode=%{
+  internal class FerryRaiseHelper {
+    public delegate void RaiseDelegate(int status, string message);
+    static RaiseDelegate raiseDelegate = new RaiseDelegate(Raise);
+    [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint="FerryRegisterRaiseCallback")]
+    static extern void Register(RaiseDelegate callback);
+    [global::AOT.MonoPInvokeCallback(typeof(RaiseDelegate))]
+    static void Raise(int status, string message) {
+      SWIGPendingException.Set(FerryException.FromStatus(status, message));
+    }
+    static FerryRaiseHelper() { Register(raiseDelegate); }
+  }
+  static FerryRaiseHelper ferryRaiseHelper = new FerryRaiseHelper();
+  static readonly bool ferryVersionChecked = VersionCheck.Run();
+%}
+
+/* ---- names ---- */
+%rename("%(camelcase)s", %$isfunction, %$not %$isconstructor, %$not %$isdestructor) "";
+%rename("%(camelcase)s", %$isvariable) "";
+/* Enum items in PascalCase; Status keeps Err and SourcePolicy Source, where two
+ * would clash in SWIG's one C scope (Status.ErrCuda vs DeviceKind.Cuda). */
+%rename(Ok) FERRY_OK;
+%rename(ErrInvalidArgument) FERRY_ERR_INVALID_ARGUMENT;
+%rename(ErrInvalidHandle) FERRY_ERR_INVALID_HANDLE;
+%rename(ErrStructSize) FERRY_ERR_STRUCT_SIZE;
+%rename(ErrUnsupported) FERRY_ERR_UNSUPPORTED;
+%rename(ErrOverflow) FERRY_ERR_OVERFLOW;
+%rename(ErrOutOfRange) FERRY_ERR_OUT_OF_RANGE;
+%rename(ErrOutOfMemory) FERRY_ERR_OUT_OF_MEMORY;
+%rename(ErrNoDevice) FERRY_ERR_NO_DEVICE;
+%rename(ErrCuda) FERRY_ERR_CUDA;
+%rename(ErrNotFound) FERRY_ERR_NOT_FOUND;
+%rename(ErrAlreadyExists) FERRY_ERR_ALREADY_EXISTS;
+%rename(ErrNotReady) FERRY_ERR_NOT_READY;
+%rename(ErrBusy) FERRY_ERR_BUSY;
+%rename(ErrSourceTooSmall) FERRY_ERR_SOURCE_TOO_SMALL;
+%rename(ErrInternal) FERRY_ERR_INTERNAL;
+%rename(Auto) FERRY_DEVICE_AUTO;
+%rename(Cpu) FERRY_DEVICE_CPU;
+%rename(Cuda) FERRY_DEVICE_CUDA;
+%rename(UInt8) FERRY_DTYPE_UINT8;
+%rename(Float32) FERRY_DTYPE_FLOAT32;
+%rename(Float16) FERRY_DTYPE_FLOAT16;
+%rename(BFloat16) FERRY_DTYPE_BFLOAT16;
+%rename(Nhwc) FERRY_LAYOUT_NHWC;
+%rename(Nchw) FERRY_LAYOUT_NCHW;
+%rename(None) FERRY_MIRROR_NONE;
+%rename(X) FERRY_MIRROR_X;
+%rename(Y) FERRY_MIRROR_Y;
+%rename(SourceAuto) FERRY_SOURCE_AUTO;
+%rename(SourceStage) FERRY_SOURCE_STAGE;
+%rename(SourceRegister) FERRY_SOURCE_REGISTER;
+%rename(Pinned) FERRY_MEMORY_PINNED;
+%rename(Registered) FERRY_MEMORY_REGISTERED;
+%rename(Device) FERRY_MEMORY_DEVICE;
+%rename(All) FERRY_MEMORY_ALL;
+
+/* The function would share the class DeviceProperties's name. */
+%rename(GetDeviceProperties) device_properties;
+
+/* ---- numbers: sizes as ulong (not SWIG's 32-bit uint) ---- */
+%apply unsigned long long { size_t };
+
+/* ---- void*: IntPtr ---- */
+%apply void* VOID_INT_PTR { void*, const void* }
+
+/* ---- (values, count): C# arrays (pinned for the call), count passed by the overloads ---- */
+%apply float INPUT[] { const float* values }
+%apply int INPUT[] { const int* values }
+%apply long long INPUT[] { const long long* values }
+%apply unsigned char INPUT[] { const uint8_t* values }
+%typemap(ctype) void* const* addresses "void**"
+%typemap(imtype, inattributes="[global::System.Runtime.InteropServices.In, global::System.Runtime.InteropServices.MarshalAs(global::System.Runtime.InteropServices.UnmanagedType.LPArray)]") void* const* addresses "global::System.IntPtr[]"
+%typemap(cstype) void* const* addresses "global::System.IntPtr[]"
+%typemap(csin) void* const* addresses "$csinput"
+%typemap(in) void* const* addresses "$1 = ($1_ltype)$input;"
+
+%include "ferry_csharp_handles.i"

@@ -1,0 +1,110 @@
+/* ferry bindings: the descriptor structs that point to arrays (Source,
+ * Transform) and the array fields of Transform and TensorInfo.
+ *
+ * Arrays are passed as (values, count) pairs; each language maps its own
+ * arrays onto them (Python sequences, Java arrays, C# arrays). The struct
+ * keeps a heap copy that its destructor frees, so a caller's array may go
+ * away right after the call. ferry reads these arrays during submit/convert
+ * and output_info, never later. */
+
+/* ---- Source -------------------------------------------------------------- */
+%extend ferry_source {
+  ferry_source() { return ferry_binding::new_struct(ferry_source_init); }
+  ~ferry_source() {
+    std::free(const_cast<void**>($self->samples));
+    std::free($self);
+  }
+  /* One pointer (address) per sample; each sample holds sample_bytes bytes.
+   * Replaces `data`: ferry reads the samples when `samples` is set. */
+  void set_samples(void* const* addresses, size_t count) {
+    void** copy = ferry_binding::copy_array(addresses, count, "addresses");
+    std::free(const_cast<void**>($self->samples));
+    $self->samples = copy;
+    $self->n = static_cast<int64_t>(count);
+  }
+  /* Back to one buffer (`data`). */
+  void clear_samples() {
+    std::free(const_cast<void**>($self->samples));
+    $self->samples = NULL;
+  }
+  size_t sample_count() const { return $self->samples ? static_cast<size_t>($self->n) : 0; }
+  void* sample_at(size_t index) const {
+    if ($self->samples == NULL || index >= static_cast<size_t>($self->n))
+      ferry_binding::fail(FERRY_ERR_OUT_OF_RANGE, "index is ", index, ": the source has ",
+                          $self->samples ? $self->n : 0, " sample pointers");
+    return const_cast<void*>($self->samples[index]);
+  }
+}
+
+/* ---- Transform ------------------------------------------------------------ */
+%extend ferry_transform {
+  ferry_transform() { return ferry_binding::new_struct(ferry_transform_init); }
+  ~ferry_transform() {
+    std::free(const_cast<float*>($self->per_sample_mean));
+    std::free(const_cast<float*>($self->per_sample_std));
+    std::free(const_cast<ferry_rect*>($self->per_sample_crop));
+    std::free(const_cast<uint8_t*>($self->per_sample_mirror));
+    std::free($self);
+  }
+  /* channel_map[0..count): output channel k reads input channel values[k]. */
+  void set_channel_map(const int* values, size_t count) {
+    ferry_binding::set_fixed($self->channel_map, 4, values, count, "channel_map");
+  }
+  int channel_map_at(int index) const {
+    return ferry_binding::get_fixed($self->channel_map, 4, index, "channel_map");
+  }
+  /* mean / std per output channel (1 to 4 values). */
+  void set_mean(const float* values, size_t count) {
+    ferry_binding::set_fixed($self->mean, 4, values, count, "mean");
+  }
+  float mean_at(int index) const { return ferry_binding::get_fixed($self->mean, 4, index, "mean"); }
+  void set_std(const float* values, size_t count) {
+    ferry_binding::set_fixed($self->std, 4, values, count, "std");
+  }
+  float std_at(int index) const { return ferry_binding::get_fixed($self->std, 4, index, "std"); }
+
+  /* Per-sample arrays: rows of out_channels floats, one row per sample;
+   * `samples` becomes per_sample_count (it must equal the batch's n). */
+  void set_per_sample_mean(const float* values, size_t count, int64_t samples) {
+    float* copy = ferry_binding::copy_array(values, count, "per_sample_mean");
+    std::free(const_cast<float*>($self->per_sample_mean));
+    $self->per_sample_mean = copy;
+    $self->per_sample_count = samples;
+  }
+  void set_per_sample_std(const float* values, size_t count, int64_t samples) {
+    float* copy = ferry_binding::copy_array(values, count, "per_sample_std");
+    std::free(const_cast<float*>($self->per_sample_std));
+    $self->per_sample_std = copy;
+    $self->per_sample_count = samples;
+  }
+  /* x, y, w, h per sample, flattened: count is 4 * samples. (long long, not
+   * int64_t: SWIG's stdint.i names int64_t long long on every target.) */
+  void set_per_sample_crop(const long long* values, size_t count) {
+    if (count % 4 != 0)
+      ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "per_sample_crop has ", count,
+                          " values: 4 (x, y, w, h) per sample are required");
+    long long* copy = ferry_binding::copy_array(values, count, "per_sample_crop");
+    std::free(const_cast<ferry_rect*>($self->per_sample_crop));
+    $self->per_sample_crop = reinterpret_cast<ferry_rect*>(copy);
+    $self->per_sample_count = static_cast<int64_t>(count / 4);
+  }
+  /* ferry_mirror bits per sample. */
+  void set_per_sample_mirror(const uint8_t* values, size_t count) {
+    uint8_t* copy = ferry_binding::copy_array(values, count, "per_sample_mirror");
+    std::free(const_cast<uint8_t*>($self->per_sample_mirror));
+    $self->per_sample_mirror = copy;
+    $self->per_sample_count = static_cast<int64_t>(count);
+  }
+  int64_t per_sample_count() const { return $self->per_sample_count; }
+}
+
+/* ---- TensorInfo: shape and strides in memory-layout order ----------------- */
+%extend ferry_tensor_info {
+  int64_t shape_at(int index) const {
+    return ferry_binding::get_fixed($self->shape, 4, index, "shape");
+  }
+  /* In bytes. */
+  int64_t stride_at(int index) const {
+    return ferry_binding::get_fixed($self->strides, 4, index, "strides");
+  }
+}

@@ -1,0 +1,173 @@
+/* ferry bindings, Java: package io.ferry, class names from ferry.i, methods and
+ * fields in lowerCamelCase, proper Java enums, a FerryException subclass per
+ * status (FerryException.java), AutoCloseable handles and structs, pointers
+ * (host, device, cudaStream_t) as long, arrays as Java arrays, direct
+ * ByteBuffer and byte[] sources (Context.java code below). */
+
+%include <enums.swg>
+%javaconst(1);
+
+%{
+#include <stdint.h>
+/* Raises io.ferry.FerryException.fromStatus(status, message). */
+static void ferry_java_raise(JNIEnv* jenv, ferry_status status, const char* message) {
+  if (jenv->ExceptionCheck()) return; /* a Java exception is already pending */
+  jclass cls = jenv->FindClass("io/ferry/FerryException");
+  if (cls == NULL) return; /* NoClassDefFoundError is pending */
+  jmethodID make = jenv->GetStaticMethodID(cls, "fromStatus", "(ILjava/lang/String;)Lio/ferry/FerryException;");
+  if (make == NULL) return;
+  jstring text = jenv->NewStringUTF(message);
+  jobject ex = jenv->CallStaticObjectMethod(cls, make, (jint)status, text);
+  if (ex != NULL && !jenv->ExceptionCheck()) jenv->Throw((jthrowable)ex);
+}
+#define FERRY_BINDING_RAISE(status, message, null_value) \
+  do { ferry_java_raise(jenv, status, message); return null_value; } while (0)
+%}
+
+/* ---- names ---- */
+%rename("%(lowercamelcase)s", %$isfunction, %$not %$isconstructor, %$not %$isdestructor) "";
+%rename("%(lowercamelcase)s", %$isvariable) "";
+/* Enum items lose the type prefix, except where two would clash in SWIG's one C
+ * scope: Status keeps ERR_ (ERR_CUDA vs DeviceKind.CUDA), SourcePolicy SOURCE_. */
+%rename("%(regex:/^FERRY_(DTYPE_|LAYOUT_|DEVICE_|MIRROR_|MEMORY_)?(.*)$/\\2/)s", %$isenumitem) "";
+
+/* ---- numbers: uint64_t as long (the counters never reach 2^63) ---- */
+%apply long long { uint64_t };
+%apply long long { unsigned long long };
+
+/* ---- void*: an address as long ---- */
+%typemap(jni) void*, const void* "jlong"
+%typemap(jtype) void*, const void* "long"
+%typemap(jstype) void*, const void* "long"
+%typemap(javain) void*, const void* "$javainput"
+%typemap(javaout) void*, const void* { return $jnicall; }
+%typemap(in) void*, const void* %{ $1 = ($1_ltype)(intptr_t)$input; %}
+%typemap(out) void*, const void* %{ $result = (jlong)(intptr_t)$1; %}
+%typemap(javavarin) void*, const void* "$javainput"
+
+/* ---- (values, count) from Java arrays (read, never written back) ---- */
+%define FERRY_JAVA_ARRAY(CTYPE, JTYPE, JNITYPE, JARRAY, JNAME)
+%typemap(jni) (const CTYPE* values, size_t count) "JARRAY"
+%typemap(jtype) (const CTYPE* values, size_t count) "JTYPE[]"
+%typemap(jstype) (const CTYPE* values, size_t count) "JTYPE[]"
+%typemap(javain) (const CTYPE* values, size_t count) "$javainput"
+%typemap(in) (const CTYPE* values, size_t count) {
+  $1 = NULL; $2 = 0;
+  if ($input != NULL) {
+    $2 = (size_t)jenv->GetArrayLength($input);
+    $1 = (CTYPE*)jenv->Get##JNAME##ArrayElements($input, NULL);
+  }
+}
+%typemap(freearg) (const CTYPE* values, size_t count) {
+  if ($1 != NULL) jenv->Release##JNAME##ArrayElements($input, (JNITYPE*)$1, JNI_ABORT);
+}
+%enddef
+FERRY_JAVA_ARRAY(float, float, jfloat, jfloatArray, Float)
+FERRY_JAVA_ARRAY(int, int, jint, jintArray, Int)
+FERRY_JAVA_ARRAY(long long, long, jlong, jlongArray, Long)
+FERRY_JAVA_ARRAY(uint8_t, byte, jbyte, jbyteArray, Byte)
+
+/* sample addresses: long[] */
+%typemap(jni) (void* const* addresses, size_t count) "jlongArray"
+%typemap(jtype) (void* const* addresses, size_t count) "long[]"
+%typemap(jstype) (void* const* addresses, size_t count) "long[]"
+%typemap(javain) (void* const* addresses, size_t count) "$javainput"
+%typemap(in) (void* const* addresses, size_t count) (void** temp = NULL) {
+  $1 = NULL; $2 = 0;
+  if ($input != NULL) {
+    jsize n = jenv->GetArrayLength($input);
+    temp = (void**)malloc(sizeof(void*) * (size_t)(n > 0 ? n : 1));
+    jlong* values = jenv->GetLongArrayElements($input, NULL);
+    for (jsize i = 0; i < n; ++i) temp[i] = (void*)(intptr_t)values[i];
+    jenv->ReleaseLongArrayElements($input, values, JNI_ABORT);
+    $1 = temp; $2 = (size_t)n;
+  }
+}
+%typemap(freearg) (void* const* addresses, size_t count) { free(temp$argnum); }
+
+/* byte[] for submit_and_wait_source: pinned or copied by the JVM for the call */
+%typemap(jni) (const void* array_data, size_t array_bytes) "jbyteArray"
+%typemap(jtype) (const void* array_data, size_t array_bytes) "byte[]"
+%typemap(jstype) (const void* array_data, size_t array_bytes) "byte[]"
+%typemap(javain) (const void* array_data, size_t array_bytes) "$javainput"
+%typemap(in) (const void* array_data, size_t array_bytes) {
+  $1 = NULL; $2 = 0;
+  if ($input != NULL) {
+    $2 = (size_t)jenv->GetArrayLength($input);
+    $1 = jenv->GetByteArrayElements($input, NULL);
+  }
+}
+%typemap(freearg) (const void* array_data, size_t array_bytes) {
+  if ($1 != NULL) jenv->ReleaseByteArrayElements($input, (jbyte*)$1, JNI_ABORT);
+}
+
+/* a direct ByteBuffer's address */
+%typemap(jni) (const void* buffer_address, size_t buffer_capacity) "jobject"
+%typemap(jtype) (const void* buffer_address, size_t buffer_capacity) "java.nio.ByteBuffer"
+%typemap(jstype) (const void* buffer_address, size_t buffer_capacity) "java.nio.ByteBuffer"
+%typemap(javain) (const void* buffer_address, size_t buffer_capacity) "$javainput"
+%typemap(in) (const void* buffer_address, size_t buffer_capacity) {
+  $1 = NULL; $2 = 0;
+  if ($input != NULL) {
+    $1 = jenv->GetDirectBufferAddress($input);
+    $2 = (size_t)jenv->GetDirectBufferCapacity($input);
+  }
+}
+%inline %{
+/* The address of a direct ByteBuffer (used by Source.setBuffer). */
+void* direct_buffer_address(const void* buffer_address, size_t buffer_capacity) {
+  if (buffer_address == NULL)
+    ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "buffer is null or not a direct ByteBuffer (capacity ",
+                        buffer_capacity, "): use ByteBuffer.allocateDirect, or pass a byte[]");
+  return const_cast<void*>(buffer_address);
+}
+%}
+
+/* ---- AutoCloseable: close() is SWIG's delete(), idempotent ---- */
+%define FERRY_JAVA_CLOSEABLE(TYPE)
+%typemap(javainterfaces) TYPE "AutoCloseable"
+%typemap(javacode) TYPE %{
+  /** Frees the native object now (idempotent); later calls raise FerryException.InvalidHandle. */
+  @Override
+  public void close() { delete(); }
+%}
+%enddef
+FERRY_JAVA_CLOSEABLE(ferry_context_options)
+FERRY_JAVA_CLOSEABLE(ferry_device_properties)
+FERRY_JAVA_CLOSEABLE(ferry_output)
+FERRY_JAVA_CLOSEABLE(ferry_tensor_info)
+FERRY_JAVA_CLOSEABLE(ferry_submit_options)
+FERRY_JAVA_CLOSEABLE(ferry_stats)
+FERRY_JAVA_CLOSEABLE(ferry_transform)
+FERRY_JAVA_CLOSEABLE(ferry_rect)
+
+%include "ferry_java_handles.i"
+
+/* Load the native library (from the JAR or java.library.path) and check its version. */
+%pragma(java) jniclasscode=%{
+  static { NativeLoader.load(); }
+%}
+
+/* Batch.wait() would clash with Object.wait(): in Java it is await(). */
+%rename(await) ferry_batch_s::wait;
+
+/* A direct ByteBuffer over memory ferry gave (a CPU batch's output, pinned
+ * host memory): no copy; valid while that memory is. */
+%{
+typedef jobject ferry_java_byte_buffer;
+%}
+typedef jobject ferry_java_byte_buffer;
+%typemap(jni) ferry_java_byte_buffer "jobject"
+%typemap(jtype) ferry_java_byte_buffer "java.nio.ByteBuffer"
+%typemap(jstype) ferry_java_byte_buffer "java.nio.ByteBuffer"
+%typemap(out) ferry_java_byte_buffer "$result = $1;"
+%typemap(javaout) ferry_java_byte_buffer { return $jnicall; }
+%typemap(in, numinputs=0) JNIEnv* jenv "$1 = jenv;"
+%inline %{
+ferry_java_byte_buffer as_byte_buffer(JNIEnv* jenv, void* address, size_t bytes) {
+  if (address == NULL) ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "address is 0: a host address is required");
+  jobject buffer = jenv->NewDirectByteBuffer(address, (jlong)bytes);
+  if (buffer == NULL) ferry_binding::fail(FERRY_ERR_UNSUPPORTED, "this JVM gives no direct ByteBuffer over native memory");
+  return buffer;
+}
+%}

@@ -1,0 +1,95 @@
+"""ferry: uint8 batches from host memory to the GPU at the speed of the bus,
+converted there (float32/float16/bfloat16, normalized, NCHW/NHWC).
+
+    import ferry, torch
+    with ferry.Context() as ctx:
+        with ctx.submit(images_uint8_nhwc, mean=[0.485, 0.456, 0.406],
+                        std=[0.229, 0.224, 0.225]) as batch:
+            x = torch.from_dlpack(batch)   # no copy; GPU or CPU
+
+Errors raise a subclass of :class:`FerryError` (one per ferry status) with
+ferry's message. Every call that works or waits releases the GIL.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Tuple
+
+from . import ferry_swig as _swig
+from ._enums import Device, DType, Layout, MemoryKind, Mirror, SourcePolicy, Status
+from ._errors import (AlreadyExistsError, BusyError, CudaError, FerryError, InternalError,
+                      InvalidArgumentError, InvalidHandleError, NoDeviceError, NotFoundError,
+                      NotReadyError, OutOfMemoryError, OutOfRangeError, OverflowError_,
+                      SourceTooSmallError, StructSizeError, UnsupportedError)
+from ._batch import Batch
+from ._context import Context, HostBuffer, Transform
+from ._descriptors import make_source, make_transform
+
+#: The header version this package was built against (FERRY_VERSION_NUMBER).
+HEADER_VERSION: int = _swig.FERRY_VERSION_NUMBER
+
+
+def version() -> int:
+    """The loaded library's version number (major*10000 + minor*100 + patch)."""
+    return _swig.version()
+
+
+def version_string() -> str:
+    """The loaded library's "major.minor.patch" and build details."""
+    return _swig.version_string()
+
+
+def _check_version() -> None:
+    loaded = version()
+    if loaded // 10000 != HEADER_VERSION // 10000 or loaded < HEADER_VERSION:
+        raise ImportError(f"ferry: the loaded libferry is version {loaded}, this binding needs "
+                          f"{HEADER_VERSION // 10000}.x at least {HEADER_VERSION}")
+
+
+_check_version()
+__version__ = f"{HEADER_VERSION // 10000}.{HEADER_VERSION // 100 % 100}.{HEADER_VERSION % 100}"
+
+
+def status_string(status: Status) -> str:
+    """The static name of a status ("FERRY_ERR_INVALID_HANDLE")."""
+    return _swig.status_string(int(status))
+
+
+def last_error() -> str:
+    """ferry's last error message on this thread ("" when none)."""
+    return _swig.last_error()
+
+
+def device_count() -> int:
+    """CUDA devices ferry can use (0 without a driver or GPU)."""
+    return _swig.device_count()
+
+
+def device_properties(device: int = 0) -> Dict[str, Any]:
+    """Properties of CUDA device `device` (``ferry_device_properties``)."""
+    raw = _swig.device_properties(int(device))
+    return {name: getattr(raw, name) for name in dir(raw)
+            if not name.startswith("_") and name not in ("this", "thisown", "struct_size")}
+
+
+def output_info(source: Any, transform: Transform = None, *, source_layout: Layout = Layout.NHWC,
+                **transform_kwargs: Any) -> Dict[str, Any]:
+    """The packed output a source and transform give: shape (memory-layout
+    order), strides (bytes), dtype, layout, nbytes. Validates both."""
+    src, _keep = make_source(source, source_layout)
+    t = transform._raw if transform is not None else make_transform(**transform_kwargs)
+    info = _swig.transform_output_info(src, t)
+    return {"shape": tuple(info.shape_at(i) for i in range(info.ndim)),
+            "strides": tuple(info.stride_at(i) for i in range(info.ndim)),
+            "dtype": DType(info.dtype), "layout": Layout(info.layout), "nbytes": info.bytes}
+
+
+__all__ = [
+    "Context", "Batch", "Transform", "HostBuffer",
+    "Device", "DType", "Layout", "Mirror", "SourcePolicy", "MemoryKind", "Status",
+    "FerryError", "InvalidArgumentError", "InvalidHandleError", "StructSizeError", "UnsupportedError",
+    "OverflowError_", "OutOfRangeError", "OutOfMemoryError", "NoDeviceError", "CudaError",
+    "NotFoundError", "AlreadyExistsError", "NotReadyError", "BusyError", "SourceTooSmallError",
+    "InternalError",
+    "version", "version_string", "status_string", "last_error", "device_count",
+    "device_properties", "output_info", "HEADER_VERSION",
+]

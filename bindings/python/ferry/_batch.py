@@ -1,0 +1,194 @@
+"""Batch: one submitted batch and its converted output.
+
+The output is handed to other libraries without a copy: ``__dlpack__`` /
+``__dlpack_device__`` (``torch.from_dlpack(batch)``, CuPy, JAX, NumPy),
+``__cuda_array_interface__`` v3 on a GPU, ``__array_interface__`` on the CPU
+backend. A DLPack export holds the native batch, so its memory lives until the last
+tensor made from it is freed, even after ``close()`` (``numpy()`` goes through
+DLPack too). An array made through ``__array_interface__`` holds only this
+object: do not ``close()`` the batch while it is in use. Closing the
+*context* frees everything the context owns, exported or not.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+from . import ferry_swig as _swig
+from ._arrays import stream_address, typestr
+from ._enums import Device, DType, Layout, Status
+from ._errors import error
+
+_KDL_CPU, _KDL_CUDA = 1, 2
+
+
+class Batch:
+    """A batch in flight or complete. Made by :meth:`Context.submit`.
+
+    Use it as a context manager, or call :meth:`close`, to release it at once.
+    Thread-safe: several threads may wait on one batch.
+    """
+
+    def __init__(self, handle: Any, context: Any, keepalive: List[Any], handoff_stream: Optional[int]) -> None:
+        self._h = handle
+        self._context = context          # a batch keeps its context alive
+        self._keepalive = keepalive      # source, output and descriptor objects
+        self._handoff_stream = handoff_stream
+        self._closed = False
+
+    def _handle(self) -> Any:
+        if self._h is None:
+            raise error(Status.INVALID_HANDLE, "batch is closed: Batch.close() was called before this use")
+        return self._h
+
+    # ---- completion ----
+    def wait(self) -> "Batch":
+        """Blocks (without the GIL) until the batch completes; raises the error
+        that failed it. Returns self."""
+        self._handle().wait()
+        return self
+
+    def done(self) -> bool:
+        """True when complete, False while in flight; raises if it failed."""
+        return self._handle().query()
+
+    def stream_wait(self, stream: Any) -> None:
+        """Makes `stream` (int cudaStream_t, torch/CuPy stream) wait for the
+        output on the device, without a host sync."""
+        self._handle().stream_wait(stream_address(stream))
+
+    @property
+    def source_reusable(self) -> bool:
+        """True once the source memory may be overwritten."""
+        return self._handle().source_reusable()
+
+    def wait_source(self) -> None:
+        """Blocks until the source memory may be overwritten."""
+        self._handle().wait_source()
+
+    # ---- the output ----
+    def _info(self) -> Any:
+        return self._handle().output()
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        """In memory-layout order: (N, C, H, W) for NCHW, (N, H, W, C) for NHWC."""
+        info = self._info()
+        return tuple(info.shape_at(i) for i in range(info.ndim))
+
+    @property
+    def strides(self) -> Tuple[int, ...]:
+        """Byte strides, in the order of :attr:`shape`."""
+        info = self._info()
+        return tuple(info.stride_at(i) for i in range(info.ndim))
+
+    @property
+    def dtype(self) -> DType:
+        return DType(self._info().dtype)
+
+    @property
+    def layout(self) -> Layout:
+        return Layout(self._info().layout)
+
+    @property
+    def device(self) -> Device:
+        return Device(self._info().device_kind)
+
+    @property
+    def device_index(self) -> int:
+        return self._info().device_index
+
+    @property
+    def data_ptr(self) -> int:
+        """Address of the output (device memory on a GPU context)."""
+        return self._info().data
+
+    @property
+    def nbytes(self) -> int:
+        return self._info().bytes
+
+    # ---- interop ----
+    def __dlpack_device__(self) -> Tuple[int, int]:
+        info = self._info()
+        if info.device_kind == Device.CUDA:
+            return (_KDL_CUDA, info.device_index)
+        return (_KDL_CPU, 0)
+
+    def __dlpack__(self, *, stream: Any = None, max_version: Optional[Tuple[int, int]] = None,
+                   dl_device: Optional[Tuple[int, int]] = None, copy: Optional[bool] = None) -> Any:
+        """A DLPack capsule of the output (no copy). On a GPU, `stream` is the
+        consumer's stream (array API: None or 1 the legacy default stream,
+        2 per-thread, -1 no synchronization); it is made to wait for the batch.
+        On the CPU the call waits for the batch."""
+        info = self._info()
+        device = self.__dlpack_device__()
+        if dl_device is not None and tuple(dl_device) != device:
+            raise BufferError(f"dl_device is {tuple(dl_device)}: the batch is on {device}; ferry does not copy")
+        if copy:
+            raise BufferError("copy is True: ferry exports its output without a copy")
+        if info.device_kind == Device.CUDA:
+            if stream != -1:
+                s = stream_address(stream)
+                self._handle().stream_wait(None if s in (None, 1) else s)
+        else:
+            self._handle().wait()
+        versioned = max_version is not None and tuple(max_version)[0] >= 1
+        return _swig.dlpack_capsule(info, self._handle(), versioned)
+
+    @property
+    def __cuda_array_interface__(self) -> Dict[str, Any]:
+        """CUDA array interface v3 (GPU batches only). With a hand-off stream
+        at submit, 'stream' is that stream (the consumer orders its work after
+        it); otherwise the batch is waited for and 'stream' is None."""
+        info = self._info()
+        if info.device_kind != Device.CUDA:
+            raise AttributeError("__cuda_array_interface__: the batch is on the CPU (use __array_interface__)")
+        stream = self._handoff_stream
+        if stream is None:
+            self._handle().wait()
+        return {"shape": self.shape, "typestr": typestr(DType(info.dtype)), "data": (info.data, False),
+                "strides": self.strides, "version": 3,
+                "stream": None if stream is None else (1 if stream == 0 else stream)}
+
+    @property
+    def __array_interface__(self) -> Dict[str, Any]:
+        """NumPy array interface v3 (CPU batches only); waits for the batch."""
+        info = self._info()
+        if info.device_kind == Device.CUDA:
+            raise AttributeError("__array_interface__: the batch is on a GPU (use __dlpack__ or __cuda_array_interface__)")
+        self._handle().wait()
+        return {"shape": self.shape, "typestr": typestr(DType(info.dtype)), "data": (info.data, False),
+                "strides": self.strides, "version": 3}
+
+    def numpy(self) -> Any:
+        """The output as a NumPy array without a copy (CPU backend)."""
+        import numpy as np
+        return np.from_dlpack(self)
+
+    # ---- release ----
+    def close(self) -> None:
+        """Releases the batch (ferry_batch_release) now, or, while DLPack
+        exports of it are alive, when the last of them is freed. Idempotent."""
+        if not self._closed:
+            self._closed = True
+            # The source (and a caller's `out`) may be dropped with this
+            # object: let the work that reads and writes them finish first.
+            try:
+                self._h.wait()
+            except Exception:  # a failed batch is released all the same
+                pass
+            self._h = None  # the last reference: the native release runs here
+            self._keepalive = []
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> "Batch":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return f"<ferry.Batch {state}>"

@@ -1,0 +1,217 @@
+"""Context: everything ferry owns for one device (streams, pools, caches)."""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+from . import ferry_swig as _swig
+from ._arrays import stream_address, view
+from ._batch import Batch
+from ._descriptors import make_output, make_source, make_transform
+from ._enums import Device, Layout, MemoryKind, SourcePolicy, Status
+from ._errors import error
+
+_OPTION_FIELDS = ("device_index", "stream_count", "high_priority_streams", "pinned_cache_bytes",
+                  "pinned_prealloc_bytes", "pinned_wait_at_cap", "registry_cache_bytes",
+                  "device_cache_bytes", "staging_threads", "cpu_threads", "chunk_bytes",
+                  "max_batches_in_flight", "max_staging_bytes", "submit_nonblocking")
+
+
+def _transform(transform: Any, kwargs: Dict[str, Any]) -> Any:
+    if transform is not None and kwargs:
+        raise error(Status.INVALID_ARGUMENT,
+                    f"transform and {sorted(kwargs)} are both given: pass a Transform or keywords")
+    if transform is not None:
+        return transform._raw
+    return make_transform(**kwargs)
+
+
+class Transform:
+    """A reusable conversion (see ``ferry_transform``). Keywords as for
+    :meth:`Context.submit`: dtype, layout, channel_map, pad_channels_to_4,
+    pad_value, scale, mean, std, crop, mirror, per_sample_mean,
+    per_sample_std, per_sample_crop, per_sample_mirror, pad_outside,
+    fill_value."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._raw = make_transform(**kwargs)
+
+
+class Context:
+    """A ferry context. ``with ferry.Context() as ctx:`` destroys it at the
+    end of the block (waiting for its batches); ``close()`` does the same.
+
+    All keyword options are those of ``ferry_context_options``; None (the
+    default) keeps ferry's default. Thread-safe.
+    """
+
+    def __init__(self, device: Device = Device.AUTO, **options: Any) -> None:
+        unknown = set(options) - set(_OPTION_FIELDS)
+        if unknown:
+            raise TypeError(f"unknown Context options {sorted(unknown)}; known: {', '.join(_OPTION_FIELDS)}")
+        raw = _swig.ContextOptions()
+        raw.device_kind = int(Device(device))
+        for name, value in options.items():
+            if value is not None:
+                setattr(raw, name, int(value))
+        self._h = _swig.Context(raw)
+        self._closed = False
+        self._registered: Dict[int, Any] = {}
+
+    # ---- device ----
+    @property
+    def device(self) -> Device:
+        """CPU or CUDA (AUTO resolved)."""
+        return Device(self._h.device_kind())
+
+    @property
+    def device_index(self) -> int:
+        return self._h.device_index()
+
+    # ---- batches ----
+    def submit(self, source: Any, transform: Optional[Transform] = None, *,
+               source_layout: Layout = Layout.NHWC, out: Any = None, stream: Any = None,
+               priority: int = 0, source_policy: SourcePolicy = SourcePolicy.AUTO,
+               chunk_bytes: int = 0, **transform_kwargs: Any) -> Batch:
+        """Submits a uint8 batch; returns at once with a :class:`Batch`.
+
+        source: an (n, h, w, c) array (or (h, w, c) / (h, w) for one image;
+            (n, c, h, w) with source_layout=NCHW), contiguous or strided, from
+            NumPy, a buffer (bytes, bytearray, memoryview) or a PyTorch CPU
+            tensor; or a list of per-sample arrays. Not copied: it is kept
+            alive by the batch and must not change until ``source_reusable``.
+        out: the caller's destination (NumPy on the CPU backend, a CUDA
+            tensor/array on a GPU), shaped as the transform's output in its
+            layout's order; None: ferry allocates it.
+        stream: the caller's CUDA stream to hand the batch off to (it waits
+            for the batch on the device); also the stream given as
+            ``__cuda_array_interface__['stream']``.
+        transform keywords: dtype=DType.FLOAT32, layout=Layout.NCHW (output),
+            channel_map, scale=1/255, mean, std, crop=(x, y, w, h), mirror,
+            per_sample_mean/std/crop/mirror, pad_channels_to_4, pad_value,
+            pad_outside, fill_value.
+        """
+        src, keepalive = make_source(source, source_layout)
+        t = _transform(transform, transform_kwargs)
+        output = None
+        if out is not None:
+            output, out_keep = make_output(out, _swig.transform_output_info(src, t))
+            keepalive.append(out_keep)
+        opts = _swig.SubmitOptions()
+        handoff = stream_address(stream)
+        if handoff is not None:
+            opts.handoff_stream = handoff
+            opts.has_handoff_stream = 1
+        opts.priority = int(priority)
+        opts.source_policy = int(SourcePolicy(source_policy))
+        opts.chunk_bytes = int(chunk_bytes)
+        handle = self._h.submit(src, t, output, opts)
+        keepalive += [src, t, output]
+        return Batch(handle, self, keepalive, handoff)
+
+    def convert(self, source: Any, out: Any, transform: Optional[Transform] = None, *,
+                source_layout: Layout = Layout.NHWC, stream: Any = None, **transform_kwargs: Any) -> None:
+        """ferry_convert: a source already in this context's memory (device
+        arrays on a GPU, host arrays on the CPU) into `out`, one launch on
+        `stream`. Asynchronous on a GPU, complete on return on the CPU."""
+        src, _keep = make_source(source, source_layout)
+        t = _transform(transform, transform_kwargs)
+        output, _out_keep = make_output(out, _swig.transform_output_info(src, t))
+        self._h.convert(src, t, output, stream_address(stream))
+
+    # ---- memory ----
+    def host_alloc(self, nbytes: int) -> "HostBuffer":
+        """Pinned host memory from the context's pool (aligned host memory on
+        the CPU backend), as a writable buffer; free with close()."""
+        return HostBuffer(self, self._h.host_alloc(int(nbytes)), int(nbytes))
+
+    def register(self, buffer: Any) -> None:
+        """ferry_host_register: pins a buffer the caller reuses. The buffer is
+        kept alive until :meth:`unregister` or close()."""
+        v = view(buffer, "buffer")
+        self._h.host_register(v.address, v.extent)
+        self._registered[v.address] = v.keepalive
+
+    def unregister(self, buffer: Any) -> None:
+        """ferry_host_unregister: a buffer registered before (or cached)."""
+        v = view(buffer, "buffer")
+        self._h.host_unregister(v.address)
+        self._registered.pop(v.address, None)
+
+    def device_alloc(self, nbytes: int, stream: Any = None) -> int:
+        """Device memory (host memory on the CPU backend) from the caching
+        allocator, usable at once on `stream`. Returns its address."""
+        return self._h.device_alloc(int(nbytes), stream_address(stream))
+
+    def device_free(self, address: int, stream: Any = None) -> None:
+        self._h.device_free(address, stream_address(stream))
+
+    def trim(self, kinds: MemoryKind = MemoryKind.ALL) -> None:
+        """Gives cached, unused memory of `kinds` back to the system."""
+        self._h.memory_trim(int(kinds))
+
+    def stats(self) -> Dict[str, Any]:
+        """A snapshot of the context's counters (``ferry_stats``) as a dict."""
+        raw = self._h.stats()
+        return {name: getattr(raw, name) for name in dir(raw)
+                if not name.startswith("_") and name not in ("this", "thisown", "struct_size")}
+
+    def reset_stats(self) -> None:
+        self._h.reset_stats()
+
+    # ---- release ----
+    def close(self) -> None:
+        """ferry_context_destroy: waits for batches in flight, then frees all
+        the context owns. Idempotent; any later use raises InvalidHandleError."""
+        if not self._closed:
+            self._closed = True
+            self._registered.clear()
+            _swig._ferry_swig.delete_Context(self._h)  # the proxy keeps the (now invalid) handle id
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> "Context":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if self._closed:
+            return "<ferry.Context closed>"
+        return f"<ferry.Context {self.device.name}:{self.device_index}>"
+
+
+class HostBuffer:
+    """Pinned host memory from :meth:`Context.host_alloc`: a writable buffer
+    (``numpy.asarray(buf)`` views it as uint8) to write frames into and to
+    submit without a staging copy."""
+
+    def __init__(self, context: Context, address: int, nbytes: int) -> None:
+        self._context = context
+        self.address = address
+        self.nbytes = nbytes
+        self._freed = False
+
+    @property
+    def __array_interface__(self) -> Dict[str, Any]:
+        if self._freed:
+            raise error(Status.INVALID_ARGUMENT, f"buffer 0x{self.address:x} was freed (HostBuffer.close())")
+        return {"shape": (self.nbytes,), "typestr": "|u1", "data": (self.address, False), "version": 3}
+
+    def close(self, stream: Any = None) -> None:
+        """ferry_host_free (or _free_on_stream with a stream). Idempotent."""
+        if not self._freed:
+            self._freed = True
+            s = stream_address(stream)
+            if s is None:
+                self._context._h.host_free(self.address)
+            else:
+                self._context._h.host_free_on_stream(self.address, s)
+
+    def __enter__(self) -> "HostBuffer":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

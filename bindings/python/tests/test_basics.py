@@ -1,0 +1,104 @@
+"""Version, status, errors, contexts, devices: the parts every build has."""
+import threading
+
+import pytest
+
+import ferry
+
+
+def test_version_matches_header():
+    assert ferry.version() == ferry.HEADER_VERSION
+    assert ferry.version_string().startswith(ferry.__version__)
+
+
+def test_status_names_and_enums():
+    assert ferry.status_string(ferry.Status.INVALID_HANDLE) == "FERRY_ERR_INVALID_HANDLE"
+    assert ferry.status_string(999) == "FERRY_STATUS_UNKNOWN"
+    assert ferry.DType.BFLOAT16 == 4 and ferry.Layout.NCHW == 2 and ferry.Device.CUDA == 2
+    assert ferry.MemoryKind.ALL == ferry.MemoryKind.PINNED | ferry.MemoryKind.REGISTERED | ferry.MemoryKind.DEVICE
+
+
+def test_error_hierarchy():
+    assert issubclass(ferry.InvalidArgumentError, ferry.FerryError)
+    assert issubclass(ferry.InvalidArgumentError, ValueError)
+    assert issubclass(ferry.OutOfMemoryError, MemoryError)
+    assert issubclass(ferry.NoDeviceError, RuntimeError)
+
+
+def test_cpu_context_as_context_manager():
+    with ferry.Context(ferry.Device.CPU, cpu_threads=2) as ctx:
+        assert ctx.device == ferry.Device.CPU
+        assert not ctx.closed
+    assert ctx.closed
+
+
+def test_auto_context_without_gpu_is_cpu():
+    if ferry.device_count() > 0:
+        pytest.skip("a GPU is present: AUTO picks it")
+    with ferry.Context() as ctx:
+        assert ctx.device == ferry.Device.CPU
+
+
+def test_bad_option_raises_with_ferrys_message():
+    with pytest.raises(ferry.InvalidArgumentError) as info:
+        ferry.Context(stream_count=1000)
+    assert info.value.status == ferry.Status.INVALID_ARGUMENT
+    assert "stream_count" in info.value.message and "1000" in info.value.message
+    assert ferry.last_error() == info.value.message
+
+
+def test_unknown_option_is_a_type_error():
+    with pytest.raises(TypeError):
+        ferry.Context(streams=4)
+
+
+def test_use_after_close_raises_invalid_handle():
+    ctx = ferry.Context(ferry.Device.CPU)
+    ctx.close()
+    with pytest.raises(ferry.InvalidHandleError) as info:
+        ctx.device
+    assert "ctx" in info.value.message
+
+
+def test_close_twice_is_harmless():
+    ctx = ferry.Context(ferry.Device.CPU)
+    ctx.close()
+    ctx.close()
+    with ctx:
+        pass
+    assert ctx.closed
+
+
+def test_cuda_without_gpu_is_no_device():
+    if ferry.device_count() > 0:
+        pytest.skip("a GPU is present")
+    with pytest.raises(ferry.NoDeviceError):
+        ferry.Context(ferry.Device.CUDA)
+    with pytest.raises(ferry.FerryError):
+        ferry.device_properties(0)
+
+
+def test_device_properties_on_gpu():
+    if ferry.device_count() == 0:
+        pytest.skip("no CUDA device on this machine")
+    props = ferry.device_properties(0)
+    assert props["name"] and props["multiprocessor_count"] > 0
+
+
+def test_contexts_from_many_threads():
+    errors = []
+
+    def work():
+        try:
+            for _ in range(5):
+                with ferry.Context(ferry.Device.CPU, cpu_threads=1) as ctx:
+                    assert ctx.device == ferry.Device.CPU
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors

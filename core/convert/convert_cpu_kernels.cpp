@@ -1,0 +1,200 @@
+// The multiply and the add must round separately, as on the GPU (which uses
+// __fmul_rn/__fadd_rn): no contraction into an FMA, whatever -march says.
+// GCC implements _mm256_mul_ps/_mm256_add_ps as plain vector operators, so
+// this matters for the intrinsics too (and the AVX2 target omits "fma").
+// Set before any include so every function of this file carries the option.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#include "core/convert/convert_cpu_kernels.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/convert/half_bits.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define FERRY_CPU_X86_KERNELS 1
+#include <immintrin.h>
+#define FERRY_TARGET_AVX2 __attribute__((target("avx2,f16c")))
+#endif
+
+namespace ferry::core {
+namespace {
+
+template <ferry_dtype D> struct Out;
+template <> struct Out<FERRY_DTYPE_FLOAT32> {
+  using T = float;
+  static T from(float v) { return v; }
+};
+template <> struct Out<FERRY_DTYPE_FLOAT16> {
+  using T = std::uint16_t;
+  static T from(float v) { return float_to_half_bits_fast(v); }
+};
+template <> struct Out<FERRY_DTYPE_BFLOAT16> {
+  using T = std::uint16_t;
+  static T from(float v) { return float_to_bf16_bits_no_nan(v); }
+};
+
+template <ferry_dtype D>
+inline void convert_scalar(const std::uint8_t* in, typename Out<D>::T* out, const float* alpha, const float* beta,
+                           int count) {
+  for (int j = 0; j < count; ++j) {
+    const float product = static_cast<float>(in[j]) * alpha[j];
+    out[j] = Out<D>::from(product + beta[j]);
+  }
+}
+
+void copy_run(const std::uint8_t* in, void* out, const float*, const float*, int count) {
+  std::memcpy(out, in, static_cast<std::size_t>(count));
+}
+
+// ---- portable: whole tables of 24 at a time, a fixed-length inner loop the compiler vectorizes ----
+
+template <ferry_dtype D>
+void convert_run_portable(const std::uint8_t* in, void* out_v, const float* alpha, const float* beta, int count) {
+  auto* out = static_cast<typename Out<D>::T*>(out_v);
+  int j = 0;
+  for (; j + coeff_period <= count; j += coeff_period) convert_scalar<D>(in + j, out + j, alpha, beta, coeff_period);
+  convert_scalar<D>(in + j, out + j, alpha, beta, count - j);
+}
+
+template <int C>
+void deinterleave_portable(const std::uint8_t* in, std::uint8_t* planes, int plane_stride, int count) {
+  for (int j = 0; j < count; ++j)
+    for (int k = 0; k < C; ++k) planes[k * plane_stride + j] = in[j * C + k];
+}
+
+#if defined(FERRY_CPU_X86_KERNELS)
+// ---- AVX2 + F16C ----
+
+FERRY_TARGET_AVX2 inline __m256 load8_u8_as_float(const std::uint8_t* p) {
+  return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+}
+
+template <ferry_dtype D> FERRY_TARGET_AVX2 inline void store8(typename Out<D>::T* out, __m256 v);
+template <> FERRY_TARGET_AVX2 inline void store8<FERRY_DTYPE_FLOAT32>(float* out, __m256 v) {
+  _mm256_storeu_ps(out, v);
+}
+template <> FERRY_TARGET_AVX2 inline void store8<FERRY_DTYPE_FLOAT16>(std::uint16_t* out, __m256 v) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+// (x + 0x7fff + ((x >> 16) & 1)) >> 16, as float_to_bf16_bits_no_nan; the
+// results fit 16 bits, so the saturating pack keeps them as they are.
+template <> FERRY_TARGET_AVX2 inline void store8<FERRY_DTYPE_BFLOAT16>(std::uint16_t* out, __m256 v) {
+  const __m256i x = _mm256_castps_si256(v);
+  const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
+  const __m256i r = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), odd), 16);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
+                   _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
+}
+
+template <ferry_dtype D>
+FERRY_TARGET_AVX2 inline void convert8(const std::uint8_t* in, typename Out<D>::T* out, __m256 a, __m256 b) {
+  store8<D>(out, _mm256_add_ps(_mm256_mul_ps(load8_u8_as_float(in), a), b));
+}
+
+template <ferry_dtype D>
+FERRY_TARGET_AVX2 void convert_run_avx2(const std::uint8_t* in, void* out_v, const float* alpha, const float* beta,
+                                        int count) {
+  auto* out = static_cast<typename Out<D>::T*>(out_v);
+  const __m256 a0 = _mm256_loadu_ps(alpha), a1 = _mm256_loadu_ps(alpha + 8), a2 = _mm256_loadu_ps(alpha + 16);
+  const __m256 b0 = _mm256_loadu_ps(beta), b1 = _mm256_loadu_ps(beta + 8), b2 = _mm256_loadu_ps(beta + 16);
+  int j = 0;
+  for (; j + coeff_period <= count; j += coeff_period) {
+    convert8<D>(in + j, out + j, a0, b0);
+    convert8<D>(in + j + 8, out + j + 8, a1, b1);
+    convert8<D>(in + j + 16, out + j + 16, a2, b2);
+  }
+  // The rest (< 24) starts at table index 0 again.
+  int t = 0;
+  if (j + 8 <= count) convert8<D>(in + j, out + j, a0, b0), j += 8, t = 8;
+  if (j + 8 <= count) convert8<D>(in + j, out + j, a1, b1), j += 8, t = 16;
+  convert_scalar<D>(in + j, out + j, alpha + t, beta + t, count - j);
+}
+
+// pshufb masks: output channel k takes byte i of its 16 from source vector s
+// where byte C*i+k lies in it (0x80 elsewhere: a zero, ORed away).
+template <int C> struct DeinterleaveMasks {
+  alignas(16) std::uint8_t m[C][C][16] = {};
+  constexpr DeinterleaveMasks() {
+    for (int k = 0; k < C; ++k)
+      for (int s = 0; s < C; ++s)
+        for (int i = 0; i < 16; ++i) {
+          const int pos = C * i + k;
+          m[k][s][i] = static_cast<std::uint8_t>(pos / 16 == s ? pos % 16 : 0x80);
+        }
+  }
+};
+template <int C> constexpr DeinterleaveMasks<C> deinterleave_masks{};
+
+template <int C>
+FERRY_TARGET_AVX2 void deinterleave_avx2(const std::uint8_t* in, std::uint8_t* planes, int plane_stride, int count) {
+  __m128i mask[C][C];
+  for (int k = 0; k < C; ++k)
+    for (int s = 0; s < C; ++s)
+      mask[k][s] = _mm_load_si128(reinterpret_cast<const __m128i*>(deinterleave_masks<C>.m[k][s]));
+  int j = 0;
+  for (; j + 16 <= count; j += 16) {
+    __m128i src[C];
+    for (int s = 0; s < C; ++s) src[s] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + j * C + 16 * s));
+    for (int k = 0; k < C; ++k) {
+      __m128i acc = _mm_shuffle_epi8(src[0], mask[k][0]);
+      for (int s = 1; s < C; ++s) acc = _mm_or_si128(acc, _mm_shuffle_epi8(src[s], mask[k][s]));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + k * plane_stride + j), acc);
+    }
+  }
+  deinterleave_portable<C>(in + j * C, planes + j, plane_stride, count - j);
+}
+#endif  // FERRY_CPU_X86_KERNELS
+
+bool portable_forced_by_environment() {
+  const char* v = std::getenv("FERRY_CPU_CONVERT_ISA");
+  return v != nullptr && std::strcmp(v, "portable") == 0;
+}
+
+}  // namespace
+
+bool cpu_has_vector_kernels() {
+#if defined(FERRY_CPU_X86_KERNELS)
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+CpuKernels cpu_kernels(ferry_dtype dtype, CpuConvertIsa isa) {
+  static const bool vector_by_default = cpu_has_vector_kernels() && !portable_forced_by_environment();
+  CpuKernels k;
+  k.vector_isa = isa == CpuConvertIsa::best && vector_by_default;
+  k.deinterleave3 = deinterleave_portable<3>;
+  k.deinterleave4 = deinterleave_portable<4>;
+  switch (dtype) {
+    case FERRY_DTYPE_FLOAT32: k.convert_run = convert_run_portable<FERRY_DTYPE_FLOAT32>; break;
+    case FERRY_DTYPE_FLOAT16: k.convert_run = convert_run_portable<FERRY_DTYPE_FLOAT16>; break;
+    case FERRY_DTYPE_BFLOAT16: k.convert_run = convert_run_portable<FERRY_DTYPE_BFLOAT16>; break;
+    case FERRY_DTYPE_UINT8: k.convert_run = copy_run; break;
+  }
+#if defined(FERRY_CPU_X86_KERNELS)
+  if (k.vector_isa) {
+    k.deinterleave3 = deinterleave_avx2<3>;
+    k.deinterleave4 = deinterleave_avx2<4>;
+    switch (dtype) {
+      case FERRY_DTYPE_FLOAT32: k.convert_run = convert_run_avx2<FERRY_DTYPE_FLOAT32>; break;
+      case FERRY_DTYPE_FLOAT16: k.convert_run = convert_run_avx2<FERRY_DTYPE_FLOAT16>; break;
+      case FERRY_DTYPE_BFLOAT16: k.convert_run = convert_run_avx2<FERRY_DTYPE_BFLOAT16>; break;
+      case FERRY_DTYPE_UINT8: break;
+    }
+  }
+#endif
+  return k;
+}
+
+}  // namespace ferry::core

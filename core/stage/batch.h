@@ -1,0 +1,124 @@
+// Batch: one submitted batch, from submit to release. It holds what the
+// pipeline decided at submit (plan, chunks, streams, output) and its state,
+// which moves Running -> Enqueued (all device work queued, done event
+// recorded) -> Finished (completed or failed, slot in flight given back).
+//
+// The device resources a batch holds (output block, events) belong to the
+// context's pools. They are given back exactly once: at release if the batch
+// has finished, else when it finishes after a release, else when the last
+// reference goes, else when the context is destroyed (detach). A batch whose
+// context is gone answers FERRY_ERR_INVALID_HANDLE.
+//
+// Every public method is thread-safe (see core/stage/stager.h for the
+// operations; this file is the data and its lock).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_set>
+#include <vector>
+
+#include "core/convert/convert_plan.h"
+#include "core/error.h"
+#include "core/memory/memory_backend.h"
+#include "core/stage/chunk_planner.h"
+#include "core/stage/sample_layout.h"
+#include "ferry/batch.h"
+
+namespace ferry::core {
+
+class Stager;
+class Batch;
+
+// The link from batches to their stager, which outlives the stager: a batch
+// held by a thread after its context was destroyed finds `stager` null.
+struct StagerLink {
+  std::mutex mutex;  // taken before any batch's own mutex
+  Stager* stager = nullptr;
+  std::unordered_set<Batch*> live;
+};
+
+enum class BatchRoute {
+  kConvertOnHost,  // CPU backend: converted straight from the caller's source
+  kDirect,         // pinned or registered source: copied by DMA, no host copy
+  kStaged,         // pageable source: gathered into the pinned ring, then copied
+};
+
+enum class BatchPhase { kRunning, kEnqueued, kFinished };
+
+struct ChunkWork {
+  Chunk chunk;
+  std::size_t stream_index = 0;
+  StreamHandle stream = nullptr;
+  EventHandle start = nullptr, copied = nullptr, done = nullptr;  // timing events, once queued
+  bool queued = false;  // its copy and kernel are queued (done recorded)
+};
+
+class Batch : public std::enable_shared_from_this<Batch> {
+ public:
+  Batch(std::shared_ptr<StagerLink> link, const void* owner);
+  ~Batch();
+  Batch(const Batch&) = delete;
+  Batch& operator=(const Batch&) = delete;
+
+  // --- fixed at submit (read without the lock afterwards) ---
+  const void* const owner;  // the Context, for invalidating handles at destroy
+  std::uint64_t handle = 0;  // the C handle's value, set before the work starts
+  ConvertPlan plan;
+  SampleLayout layout;
+  SourceView view;  // the caller's source
+  std::vector<const std::uint8_t*> sample_pointers;  // a copy of the caller's array
+  BatchRoute route = BatchRoute::kConvertOnHost;
+  std::vector<std::pair<const void*, std::size_t>> pinned_ranges;  // registry entries to unpin
+  std::vector<ChunkWork> chunks;
+  void* output = nullptr;
+  bool owns_output = false;
+  ferry_tensor_info info{};
+  std::size_t home_index = 0;
+  StreamHandle home_stream = nullptr;       // output allocated and done recorded here
+  EventHandle entry_event = nullptr;        // chunk streams wait for it (output allocation, hand-off stream)
+  bool has_handoff = false;
+  StreamHandle handoff_stream = nullptr;
+  int priority = 0;
+  ferry_batch_callback callback = nullptr;
+  void* user_data = nullptr;
+  std::uint64_t input_bytes = 0;
+  bool short_path = false;
+  // Its place in flight: given back once, by whoever first sees the batch
+  // complete (wait, query, or the completion thread), so a submit right after
+  // wait returns never finds the place still taken.
+  std::atomic<bool> holds_place{false};
+  // Counted in the statistics once, by whoever first sees the outcome, so the
+  // counters agree with what wait/query told the caller.
+  std::atomic<bool> outcome_counted{false};
+
+  // --- state, under mutex ---
+  std::mutex mutex;
+  std::condition_variable changed;
+  BatchPhase phase = BatchPhase::kRunning;
+  std::optional<Error> error;
+  bool gathered = false;        // staged route: every chunk is in pinned memory
+  bool released = false;        // the handle was released
+  bool detached = false;        // the context is gone
+  bool resources_freed = false;
+  int event_users = 0;          // threads waiting on this batch's events outside the lock
+  EventHandle done_event = nullptr;
+  bool owns_done_event = false;  // from the event pool; else it is the single chunk's own end event
+  std::vector<StreamHandle> consumers;  // streams made to wait for the output
+
+  const std::shared_ptr<StagerLink>& link() const noexcept { return link_; }
+  // Records the first error (later ones are consequences). Locked by the caller.
+  void fail_locked(const Error& e) {
+    if (!error) error = e;
+  }
+
+ private:
+  std::shared_ptr<StagerLink> link_;
+};
+
+}  // namespace ferry::core

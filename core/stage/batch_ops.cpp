@@ -1,0 +1,191 @@
+// The batch operations of the C API (wait, query, stream_wait, source
+// reusable, release) and the Batch's own life cycle.
+#include <algorithm>
+
+#include "core/stage/batch.h"
+#include "core/stage/stager.h"
+
+namespace ferry::core {
+
+Batch::Batch(std::shared_ptr<StagerLink> link, const void* owner_context)
+    : owner(owner_context), link_(std::move(link)) {
+  std::lock_guard<std::mutex> lock(link_->mutex);
+  link_->live.insert(this);
+}
+
+Batch::~Batch() {
+  std::lock_guard<std::mutex> lock(link_->mutex);
+  if (link_->stager != nullptr && !detached) link_->stager->free_resources_locked(*this);
+  link_->live.erase(this);
+}
+
+StagerUse::StagerUse(const Batch& batch) : link_(batch.link()) {
+  std::lock_guard<std::mutex> lock(link_->mutex);
+  FERRY_EXPECT(link_->stager != nullptr && !batch.detached, FERRY_ERR_INVALID_HANDLE,
+               "batch belongs to a context that was destroyed");
+  stager_ = link_->stager;
+  ++stager_->link_users_;
+}
+
+StagerUse::~StagerUse() {
+  std::lock_guard<std::mutex> lock(link_->mutex);
+  if (--stager_->link_users_ == 0) stager_->link_idle_.notify_all();
+}
+
+namespace {
+
+// Throws the batch's own error (its status and message), if it has one.
+void throw_if_failed(const Batch& b) {
+  if (b.error) throw Error(*b.error);
+}
+
+void expect_usable(const Batch& b) {
+  FERRY_EXPECT(!b.resources_freed && !b.detached, FERRY_ERR_INVALID_HANDLE,
+               "batch was released or its context was destroyed");
+}
+
+}  // namespace
+
+void Stager::wait(Batch& b) {
+  std::unique_lock<std::mutex> lock(b.mutex);
+  expect_usable(b);
+  b.changed.wait(lock, [&] { return b.phase != BatchPhase::kRunning; });
+  if (b.route == BatchRoute::kConvertOnHost && !b.error) {
+    // Converted on the host: the work is done once queued (Enqueued); no need
+    // to wait for the completion thread's bookkeeping.
+    lock.unlock();
+    observed_complete(b);
+    return;
+  }
+  if (b.phase == BatchPhase::kEnqueued && !b.error && b.done_event != nullptr && engine_->asynchronous()) {
+    // Straight on the done event: the caller wakes when the GPU is done, not
+    // when the completion thread has got round to it.
+    const EventHandle done = b.done_event;
+    ++b.event_users;
+    lock.unlock();
+    std::optional<Error> failure;
+    try {
+      DeviceScope scope(*engine_);
+      memory_.backend().event_synchronize(done);
+    } catch (const Error& e) {
+      failure = e;
+    }
+    lock.lock();
+    --b.event_users;
+    b.changed.notify_all();
+    if (failure) throw Error(*failure);
+    if (!b.error) {
+      lock.unlock();
+      observed_complete(b);
+      return;
+    }
+  }
+  b.changed.wait(lock, [&] { return b.phase == BatchPhase::kFinished; });
+  throw_if_failed(b);
+}
+
+bool Stager::query(Batch& b) {
+  std::lock_guard<std::mutex> lock(b.mutex);
+  expect_usable(b);
+  if (b.phase == BatchPhase::kFinished) {
+    throw_if_failed(b);
+    return true;
+  }
+  if (b.phase == BatchPhase::kRunning || b.error) return false;
+  if (b.route == BatchRoute::kConvertOnHost) {
+    observed_complete(b);
+    return true;
+  }
+  if (b.done_event == nullptr) return false;
+  DeviceScope scope(*engine_);
+  if (!memory_.backend().event_query(b.done_event)) return false;
+  observed_complete(b);
+  return true;
+}
+
+void Stager::stream_wait(Batch& b, StreamHandle stream) {
+  if (b.route == BatchRoute::kConvertOnHost || !engine_->asynchronous()) {
+    wait(b);  // no device streams: wait on the host
+    return;
+  }
+  std::unique_lock<std::mutex> lock(b.mutex);
+  expect_usable(b);
+  // The done event exists once every chunk is queued (for a staged batch, once
+  // it is gathered): until then this waits on the host.
+  b.changed.wait(lock, [&] { return b.phase != BatchPhase::kRunning; });
+  if (b.error) {
+    b.changed.wait(lock, [&] { return b.phase == BatchPhase::kFinished; });
+    throw_if_failed(b);
+  }
+  DeviceScope scope(*engine_);
+  engine_->stream_wait(stream, b.done_event);
+  if (std::find(b.consumers.begin(), b.consumers.end(), stream) == b.consumers.end())
+    b.consumers.push_back(stream);
+}
+
+bool Stager::source_reusable(Batch& b) {
+  std::lock_guard<std::mutex> lock(b.mutex);
+  expect_usable(b);
+  if (b.phase == BatchPhase::kFinished) return true;
+  switch (b.route) {
+    case BatchRoute::kConvertOnHost:
+      return b.phase != BatchPhase::kRunning && !b.error;  // converted: nothing reads the source any more
+    case BatchRoute::kStaged:
+      return b.gathered;
+    case BatchRoute::kDirect:
+      break;
+  }
+  if (b.phase == BatchPhase::kRunning || b.error) return false;
+  DeviceScope scope(*engine_);
+  for (const ChunkWork& w : b.chunks)
+    if (w.queued && !memory_.backend().event_query(w.copied != nullptr ? w.copied : w.done)) return false;
+  return true;
+}
+
+void Stager::wait_source(Batch& b) {
+  std::unique_lock<std::mutex> lock(b.mutex);
+  expect_usable(b);
+  if (b.route == BatchRoute::kStaged) {
+    b.changed.wait(lock, [&] { return b.gathered; });
+    if (!b.error) return;
+  } else if (b.route == BatchRoute::kConvertOnHost) {
+    b.changed.wait(lock, [&] { return b.phase != BatchPhase::kRunning; });
+    if (!b.error) return;
+  } else if (b.route == BatchRoute::kDirect) {
+    b.changed.wait(lock, [&] { return b.phase != BatchPhase::kRunning; });
+    if (!b.error && b.phase == BatchPhase::kEnqueued) {
+      ++b.event_users;
+      lock.unlock();
+      std::optional<Error> failure;
+      try {
+        DeviceScope scope(*engine_);
+        for (const ChunkWork& w : b.chunks)
+          if (w.queued) memory_.backend().event_synchronize(w.copied != nullptr ? w.copied : w.done);
+      } catch (const Error& e) {
+        failure = e;
+      }
+      lock.lock();
+      --b.event_users;
+      b.changed.notify_all();
+      if (failure) throw Error(*failure);
+      return;
+    }
+  }
+  b.changed.wait(lock, [&] { return b.phase == BatchPhase::kFinished; });
+  throw_if_failed(b);
+}
+
+void Stager::release(Batch& b) {
+  bool finished = false;
+  {
+    std::lock_guard<std::mutex> lock(b.mutex);
+    b.released = true;
+    finished = b.phase == BatchPhase::kFinished;
+  }
+  if (finished) {
+    std::lock_guard<std::mutex> lock(link_->mutex);
+    free_resources_locked(b);
+  }
+}
+
+}  // namespace ferry::core

@@ -1,0 +1,51 @@
+// How one sample of the caller's source is laid out, and how it is copied
+// into the packed form the pipeline stages and sends over the bus. Pure C++.
+//
+// The staged copy of a sample is always packed for the SOURCE's layout (NHWC
+// stays NHWC, NCHW stays NCHW; no padding): an OpenCV pitch, a region of
+// interest or an RGBX stride in the caller's memory never costs bus bytes.
+// The converter reads the staged copy through a SourceView with packed strides.
+#pragma once
+
+#include <cstdint>
+
+#include "core/convert/convert_plan.h"
+
+namespace ferry::core {
+
+struct SampleLayout {
+  std::uint64_t packed_bytes = 0;  // h * w * c
+  Strides4 packed_strides;         // packed for plan.source_layout; n = packed_bytes
+  // The caller's sample seen as `rows` rows of `row_bytes` contiguous bytes,
+  // `pitch` bytes apart (a 2-D copy), when its strides allow that; rows == 0
+  // when they do not (then it is gathered element by element on the host).
+  std::int64_t rows = 0, row_bytes = 0, pitch = 0;
+
+  bool is_rows() const noexcept { return rows > 0; }
+  bool is_packed() const noexcept { return rows == 1; }
+};
+
+SampleLayout sample_layout_of(const ConvertPlan& plan);
+
+// The caller's sample g (global index) in `view` (the caller's own view).
+inline const std::uint8_t* sample_at(const SourceView& view, std::int64_t g) noexcept {
+  return view.samples != nullptr ? view.samples[g] : view.base + g * view.strides.n;
+}
+
+// A data source whose samples are packed and adjacent (stride_n == packed
+// bytes): any run of samples is one contiguous range.
+bool is_dense_batch(const ConvertPlan& plan, const SampleLayout& layout) noexcept;
+
+// Copies one caller sample into `dst` (packed_bytes bytes), on this thread.
+void pack_sample(std::uint8_t* dst, const std::uint8_t* src, const ConvertPlan& plan,
+                 const SampleLayout& layout) noexcept;
+
+// The view of a staged chunk: `count` packed samples from `staged`.
+inline SourceView staged_view(const void* staged, const SampleLayout& layout) noexcept {
+  SourceView v;
+  v.base = static_cast<const std::uint8_t*>(staged);
+  v.strides = layout.packed_strides;
+  return v;
+}
+
+}  // namespace ferry::core

@@ -1,0 +1,306 @@
+// Stager: construction, destruction, and submit (prepare + launch).
+#include "core/stage/stager.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "core/checked_math.h"
+#include "core/error.h"
+
+namespace ferry::core {
+namespace {
+
+// The completion thread runs callbacks; a blocking submit from there could
+// wait for a place only that thread can give back.
+thread_local bool tl_on_completion_thread = false;
+
+int default_staging_threads(int option) {
+  if (option > 0) return option;
+  // MEASURED.md: host copies reach 44.5 GB/s with 4 threads, 57.5 with 16;
+  // half the cores leaves the rest to the caller's own work.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<int>(std::clamp(cores / 2, 2u, 16u));
+}
+
+std::unique_ptr<CopyEngine> engine_for(Stager::Parts& parts) {
+  if (parts.engine) return std::move(parts.engine);
+#if FERRY_HAVE_CUDA
+  if (parts.kind == FERRY_DEVICE_CUDA) return make_cuda_copy_engine(parts.device_index);
+#endif
+  return make_host_copy_engine();
+}
+
+// Gives a place in flight back unless dismissed (submit failed before launch).
+class GatePlace {
+ public:
+  explicit GatePlace(InFlightGate& gate) : gate_(&gate) {}
+  ~GatePlace() {
+    if (gate_ != nullptr) gate_->leave();
+  }
+  void dismiss() noexcept { gate_ = nullptr; }
+
+ private:
+  InFlightGate* gate_;
+};
+
+void fill_info(Batch& b, ferry_device_kind kind, int device) {
+  const ConvertPlan& p = b.plan;
+  ferry_tensor_info& t = b.info;
+  t = ferry_tensor_info{};
+  t.struct_size = sizeof t;
+  t.data = b.output;
+  t.device_kind = kind;
+  t.device_index = kind == FERRY_DEVICE_CUDA ? device : -1;
+  t.dtype = p.dtype;
+  t.layout = p.out_layout;
+  t.ndim = 4;
+  const std::int64_t c = p.out_channels_total;
+  if (p.out_layout == FERRY_LAYOUT_NCHW) {
+    const std::int64_t shape[4] = {p.n, c, p.out_h, p.out_w};
+    const std::int64_t strides[4] = {p.out_strides.n, p.out_strides.c, p.out_strides.h, p.out_strides.w};
+    std::copy(shape, shape + 4, t.shape);
+    std::copy(strides, strides + 4, t.strides);
+  } else {
+    const std::int64_t shape[4] = {p.n, p.out_h, p.out_w, c};
+    const std::int64_t strides[4] = {p.out_strides.n, p.out_strides.h, p.out_strides.w, p.out_strides.c};
+    std::copy(shape, shape + 4, t.shape);
+    std::copy(strides, strides + 4, t.strides);
+  }
+  t.bytes = p.out_extent;
+}
+
+}  // namespace
+
+Stager::Stager(Parts parts)
+    : parts_(std::move(parts)),
+      memory_(*parts_.memory),
+      converter_(*parts_.converter),
+      counters_(*parts_.counters),
+      engine_(engine_for(parts_)),
+      link_(std::make_shared<StagerLink>()),
+      gate_(parts_.options.max_batches_in_flight, parts_.counters->busy_ns),
+      staging_pool_(parts_.convert_on_host ? 1 : default_staging_threads(parts_.options.staging_threads)) {
+  link_->stager = this;
+  StreamPool& pool = memory_.stream_pool();
+  streams_ = pool.streams();
+  normal_streams_ = streams_.size();
+  // Priority > 0 runs on streams of the device's greatest priority: the pool's
+  // own when it was created so, else two of the stager's.
+  if (engine_->asynchronous() && !pool.high_priority()) {
+    DeviceScope scope(*engine_);
+    for (int i = 0; i < 2; ++i) own_streams_.push_back(memory_.backend().stream_create(true));
+  }
+  streams_.insert(streams_.end(), own_streams_.begin(), own_streams_.end());
+  if (!parts_.convert_on_host) {
+    ring_ = std::make_unique<StagingRing>(memory_.pinned_pool(), memory_.backend(), memory_.event_pool(),
+                                          parts_.options.max_staging_bytes, streams_.size() + 2);
+    inputs_ = std::make_unique<StreamInputs>(memory_.device_cache(), streams_);
+  }
+  staging_thread_ = std::thread([this] { staging_loop(); });
+  completion_thread_ = std::thread([this] { completion_loop(); });
+}
+
+Stager::~Stager() {
+  gate_.close();
+  to_stage_.close();  // the staging thread drains what was submitted, then stops
+  staging_thread_.join();
+  gate_.wait_idle();
+  to_complete_.close();
+  completion_thread_.join();
+  {
+    std::unique_lock<std::mutex> lock(link_->mutex);
+    link_idle_.wait(lock, [&] { return link_users_ == 0; });
+    for (Batch* b : link_->live) {
+      free_resources_locked(*b);
+      std::lock_guard<std::mutex> batch_lock(b->mutex);
+      b->detached = true;
+    }
+    link_->live.clear();
+    link_->stager = nullptr;
+  }
+  inputs_.reset();
+  ring_.reset();
+  if (!own_streams_.empty()) {
+    try {
+      DeviceScope scope(*engine_);
+      for (StreamHandle s : own_streams_) memory_.backend().stream_destroy(s);
+    } catch (...) {
+    }
+  }
+}
+
+std::shared_ptr<Batch> Stager::prepare(const void* owner, const ferry_source& source,
+                                       const ferry_transform& transform, const ferry_output* output,
+                                       const ferry_submit_options& options) {
+  FERRY_EXPECT(options.source_policy >= FERRY_SOURCE_AUTO && options.source_policy <= FERRY_SOURCE_REGISTER,
+               FERRY_ERR_UNSUPPORTED, "options->source_policy is ", static_cast<int>(options.source_policy),
+               ": expected FERRY_SOURCE_AUTO (0), FERRY_SOURCE_STAGE (1) or FERRY_SOURCE_REGISTER (2)");
+  FERRY_EXPECT(options.priority >= 0, FERRY_ERR_INVALID_ARGUMENT, "options->priority is ", options.priority,
+               ": must be 0 (normal) or positive (high)");
+  auto batch = std::make_shared<Batch>(link_, owner);
+  Batch& b = *batch;
+  b.plan = make_convert_plan(source, transform, output);
+  b.view = source_view_of(b.plan, source);
+  if (b.plan.source_has_samples) {
+    const auto n = static_cast<std::size_t>(b.plan.n);
+    b.sample_pointers.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      b.sample_pointers[i] = static_cast<const std::uint8_t*>(source.samples[i]);
+      FERRY_EXPECT(b.sample_pointers[i] != nullptr, FERRY_ERR_INVALID_ARGUMENT, "source.samples[", i,
+                   "] is NULL (source.n is ", b.plan.n, ")");
+    }
+    b.view.samples = b.sample_pointers.data();
+  }
+  if (output != nullptr)
+    FERRY_EXPECT(output->data != nullptr, FERRY_ERR_INVALID_ARGUMENT,
+                 "output->data is NULL: pass output = NULL to have ferry allocate the output");
+  b.layout = sample_layout_of(b.plan);
+  b.input_bytes = checked_mul(static_cast<std::uint64_t>(b.plan.n), b.layout.packed_bytes, "source bytes");
+  b.short_path = b.input_bytes <= kShortPathBytes;
+  b.priority = options.priority;
+  b.callback = options.callback;
+  b.user_data = options.user_data;
+  b.has_handoff = options.has_handoff_stream != 0 || options.handoff_stream != nullptr;
+  b.handoff_stream = options.handoff_stream;
+  if (b.has_handoff) b.consumers.push_back(b.handoff_stream);  // it reads the output: the release waits for it
+
+  const bool block = parts_.options.submit_nonblocking == 0 && !tl_on_completion_thread;
+  if (!gate_.enter(block))
+    fail(FERRY_ERR_BUSY, "ctx has ", gate_.max_in_flight(),
+         " batches in flight (options->max_batches_in_flight): ",
+         tl_on_completion_thread ? "a submit from a completion callback never waits for a place"
+                                 : "the context was created with submit_nonblocking");
+  GatePlace place(gate_);
+  DeviceScope scope(*engine_);
+  classify(b, options.source_policy);
+  try {
+    plan_streams(b, options.chunk_bytes);
+    allocate_output(b, output);
+  } catch (...) {
+    unpin_source(b);
+    throw;
+  }
+  fill_info(b, parts_.kind, parts_.device_index);
+  place.dismiss();
+  b.holds_place = true;
+  return batch;
+}
+
+void Stager::classify(Batch& b, ferry_source_policy policy) {
+  if (parts_.convert_on_host) {
+    b.route = BatchRoute::kConvertOnHost;
+    return;
+  }
+  b.route = BatchRoute::kStaged;
+  // Only sources a copy engine can read as rows go directly; the rest is packed on the host.
+  if (policy == FERRY_SOURCE_STAGE || !b.layout.is_rows()) return;
+  std::vector<std::pair<const void*, std::size_t>> ranges;
+  const std::size_t extent = static_cast<std::size_t>(b.plan.source_extent);
+  if (b.plan.source_has_samples) {
+    for (const std::uint8_t* p : b.sample_pointers) ranges.emplace_back(p, extent);
+  } else {
+    ranges.emplace_back(b.view.base, extent);
+  }
+  HostRegistry& registry = memory_.registry();
+  for (const auto& [ptr, bytes] : ranges) {
+    if (memory_.is_ferry_pinned(ptr, bytes)) continue;
+    if (registry.pin_if_registered(ptr, bytes) ||
+        (policy == FERRY_SOURCE_REGISTER && registry.lookup_or_register(ptr, bytes, true))) {
+      b.pinned_ranges.emplace_back(ptr, bytes);
+      continue;
+    }
+    const HostMemoryKind first = engine_->pointer_kind(ptr);
+    const HostMemoryKind last = engine_->pointer_kind(static_cast<const std::uint8_t*>(ptr) + bytes - 1);
+    if (first != HostMemoryKind::kPageable && first == last) continue;
+    unpin_source(b);  // one pageable range: the whole batch is staged
+    return;
+  }
+  b.route = BatchRoute::kDirect;
+}
+
+void Stager::plan_streams(Batch& b, std::uint64_t chunk_option) {
+  std::uint64_t chunk_bytes = choose_chunk_bytes(chunk_option, parts_.options.chunk_bytes,
+                                                 parts_.kind == FERRY_DEVICE_CUDA);
+  // Staged chunks are double-buffered at least: the ring holds two of them.
+  if (b.route == BatchRoute::kStaged) chunk_bytes = std::min(chunk_bytes, ring_->max_bytes() / 2);
+  const std::vector<Chunk> chunks = plan_chunks(b.plan.n, b.layout.packed_bytes, chunk_bytes);
+  const bool high = b.priority > 0 && !own_streams_.empty();
+  const std::size_t count = high ? own_streams_.size() : normal_streams_;
+  const std::size_t offset = high ? normal_streams_ : 0;
+  std::atomic<std::size_t>& next = high ? next_high_stream_ : next_stream_;
+  const std::size_t base = next.fetch_add(chunks.size(), std::memory_order_relaxed);
+  b.chunks.resize(chunks.size());
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    ChunkWork& w = b.chunks[k];
+    w.chunk = chunks[k];
+    w.stream_index = offset + (base + k) % count;
+    w.stream = streams_[w.stream_index];
+  }
+  b.home_index = b.chunks.front().stream_index;
+  b.home_stream = b.chunks.front().stream;
+}
+
+void Stager::allocate_output(Batch& b, const ferry_output* output) {
+  if (output != nullptr) {
+    b.output = output->data;
+  } else {
+    b.output = memory_.device_cache().allocate(static_cast<std::size_t>(b.plan.out_extent), b.home_stream);
+    b.owns_output = true;
+  }
+  if (!engine_->asynchronous() || b.route == BatchRoute::kConvertOnHost) return;
+  if (!b.has_handoff && (!b.owns_output || b.chunks.size() == 1)) return;  // nothing runs off the home stream
+  // Chunks on other streams start after the home stream's allocation and after
+  // the work the caller queued on its hand-off stream so far (it may still
+  // read a destination the caller reuses).
+  b.entry_event = memory_.event_pool().acquire();
+  if (b.has_handoff) {
+    memory_.backend().event_record(b.entry_event, b.handoff_stream);
+    engine_->stream_wait(b.home_stream, b.entry_event);
+  }
+  memory_.backend().event_record(b.entry_event, b.home_stream);
+}
+
+void Stager::launch(const std::shared_ptr<Batch>& batch) noexcept {
+  Batch& b = *batch;
+  counters_.batches_submitted.fetch_add(1, std::memory_order_relaxed);
+  counters_.input_bytes.fetch_add(b.input_bytes, std::memory_order_relaxed);
+  if (b.route == BatchRoute::kDirect || b.short_path) {
+    run(b);  // no hand-off: queuing DMA from pinned memory, or a small copy, is faster here
+    return;
+  }
+  try {
+    to_stage_.push(batch, b.priority);
+  } catch (...) {
+    run(b);  // no memory for the queue: do the work here rather than lose it
+    return;
+  }
+  if (b.has_handoff && engine_->asynchronous()) {
+    // A hand-off stream must wait for the batch from the moment submit
+    // returns: CUDA's cudaStreamWaitEvent only sees records made before it,
+    // so the host waits here until the staging thread has queued every chunk
+    // and the stream's wait on the done event (the DMA and kernels still run
+    // asynchronously).
+    std::unique_lock<std::mutex> lock(b.mutex);
+    b.changed.wait(lock, [&] { return b.phase != BatchPhase::kRunning; });
+  }
+}
+
+void Stager::staging_loop() {
+  try {
+    engine_->enter_device();  // this thread works on the context's device from now on
+  } catch (...) {
+    // Each batch reports the device's failure when it uses it.
+  }
+  while (std::shared_ptr<Batch> batch = to_stage_.pop()) run(*batch);
+}
+
+void Stager::completion_loop() {
+  tl_on_completion_thread = true;
+  try {
+    engine_->enter_device();
+  } catch (...) {
+  }
+  while (std::shared_ptr<Batch> batch = to_complete_.pop()) finish(batch);
+}
+
+}  // namespace ferry::core

@@ -1,0 +1,155 @@
+// Stager: ferry's staging pipeline for one context (ferry_batch_*).
+//
+//   submit (caller's thread): validate (ConvertPlan), take a place in flight
+//     (block or FERRY_ERR_BUSY), classify the source, cut it into chunks,
+//     allocate the output; then
+//     - a pinned/registered source: queue every chunk's DMA and kernel right
+//       here (no thread hand-off; cudaMemcpyAsync from pinned memory returns
+//       at once);
+//     - a pageable source: small batches are gathered right here (short
+//       path), larger ones go to the staging thread, which gathers chunk
+//       after chunk into the pinned ring with all staging threads and queues
+//       each chunk's DMA and kernel as soon as it is staged;
+//     - the CPU backend: small batches convert right here, larger ones on the
+//       staging thread, straight from the caller's source.
+//   Each chunk runs on a pool stream (round-robin): copy into the stream's
+//   input buffer, convert into the output. The streams of a batch are joined
+//   on its home stream by events, where its done event is recorded and the
+//   caller's hand-off stream waits.
+//   completion thread: waits for each batch's done event, adds the
+//   statistics, gives its place in flight back, runs the callback (never
+//   under a ferry lock).
+//
+// Destruction (the context's): new submits are refused, batches in flight
+// finish, their handles go invalid (see batch.h), then the threads stop.
+//
+// Every public method is thread-safe.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <thread>
+
+#include "core/convert/converter.h"
+#include "core/memory/memory_system.h"
+#include "core/pipeline_counters.h"
+#include "core/stage/batch.h"
+#include "core/stage/batch_queue.h"
+#include "core/stage/copy_engine.h"
+#include "core/stage/in_flight_gate.h"
+#include "core/stage/staging_ring.h"
+#include "core/stage/stream_inputs.h"
+#include "core/thread_pool.h"
+
+namespace ferry::core {
+
+class Stager {
+ public:
+  struct Parts {
+    ferry_device_kind kind = FERRY_DEVICE_CPU;  // CPU or CUDA
+    int device_index = -1;                      // the CUDA device
+    ferry_context_options options{};
+    MemorySystem* memory = nullptr;
+    Converter* converter = nullptr;
+    PipelineCounters* counters = nullptr;
+    // The device operations; null: the CUDA engine on a CUDA context, the host engine on the CPU.
+    std::unique_ptr<CopyEngine> engine;
+    // Convert straight from the caller's source (the CPU backend's way). Tests
+    // set it false on the CPU to run the staged pipeline with the host engine.
+    bool convert_on_host = true;
+  };
+
+  explicit Stager(Parts parts);
+  ~Stager();
+  Stager(const Stager&) = delete;
+  Stager& operator=(const Stager&) = delete;
+
+  // Validates, takes a place in flight, decides the route, allocates the
+  // output. Throws ferry::Error (nothing is left held). `owner` identifies the
+  // context for handle invalidation.
+  std::shared_ptr<Batch> prepare(const void* owner, const ferry_source& source,
+                                 const ferry_transform& transform, const ferry_output* output,
+                                 const ferry_submit_options& options);
+  // Starts the work (set batch->handle first). Never throws: a failure from
+  // here on fails the batch, reported by wait, query and the callback.
+  void launch(const std::shared_ptr<Batch>& batch) noexcept;
+  // Gives back what prepare took, for a batch that is not launched after all
+  // (no handle could be made). No callback runs.
+  void abandon(const std::shared_ptr<Batch>& batch) noexcept;
+
+  // The batch operations of the C API; each throws ferry::Error
+  // (FERRY_ERR_INVALID_HANDLE once the context is gone).
+  void wait(Batch& batch);
+  bool query(Batch& batch);  // true: complete; false: in flight; throws the batch's error
+  void stream_wait(Batch& batch, StreamHandle stream);
+  bool source_reusable(Batch& batch);
+  void wait_source(Batch& batch);
+  void release(Batch& batch);
+
+  // Gives the batch's device resources back (link->mutex held by the caller).
+  void free_resources_locked(Batch& batch) noexcept;
+
+  const std::shared_ptr<StagerLink>& link() const noexcept { return link_; }
+  CopyEngine& engine() noexcept { return *engine_; }
+  int staging_threads() const noexcept { return staging_pool_.size(); }
+
+ private:
+  void classify(Batch& batch, ferry_source_policy policy);
+  void plan_streams(Batch& batch, std::uint64_t chunk_bytes);
+  void allocate_output(Batch& batch, const ferry_output* output);
+  void run(Batch& batch);  // every chunk, then the join; errors fail the batch
+  void run_chunk(Batch& batch, ChunkWork& work);
+  void gather_chunk(Batch& batch, const Chunk& chunk, std::uint8_t* dst);
+  void copy_chunk_direct(Batch& batch, const Chunk& chunk, void* dst, StreamHandle stream);
+  void join(Batch& batch);  // after run: done event, hand-off, to the completion thread
+  void staging_loop();
+  void completion_loop();
+  void finish(const std::shared_ptr<Batch>& batch);
+  void unpin_source(Batch& batch) noexcept;
+  void give_place_back(Batch& batch) noexcept;
+  void count_outcome(Batch& batch, bool failed) noexcept;
+  // wait/query saw the batch complete without error: its place and its count.
+  void observed_complete(Batch& batch) noexcept {
+    count_outcome(batch, false);
+    give_place_back(batch);
+  }
+
+  Parts parts_;
+  MemorySystem& memory_;
+  Converter& converter_;
+  PipelineCounters& counters_;
+  std::unique_ptr<CopyEngine> engine_;
+  std::shared_ptr<StagerLink> link_;
+  int link_users_ = 0;  // under link_->mutex: batch operations running
+  std::condition_variable link_idle_;
+  std::vector<StreamHandle> streams_;  // the pool's, then this stager's high-priority ones
+  std::vector<StreamHandle> own_streams_;
+  std::size_t normal_streams_ = 0;
+  std::atomic<std::size_t> next_stream_{0}, next_high_stream_{0};
+  InFlightGate gate_;
+  ThreadPool staging_pool_;
+  std::unique_ptr<StagingRing> ring_;
+  std::unique_ptr<StreamInputs> inputs_;
+  BatchQueue to_stage_, to_complete_;
+  std::thread staging_thread_, completion_thread_;
+
+  friend class StagerUse;
+};
+
+// Holds a batch's stager for the length of one API call, so the context's
+// destruction waits for the call; FERRY_ERR_INVALID_HANDLE when it is gone.
+class StagerUse {
+ public:
+  explicit StagerUse(const Batch& batch);
+  ~StagerUse();
+  StagerUse(const StagerUse&) = delete;
+  StagerUse& operator=(const StagerUse&) = delete;
+  Stager* operator->() const noexcept { return stager_; }
+  Stager& get() const noexcept { return *stager_; }
+
+ private:
+  std::shared_ptr<StagerLink> link_;
+  Stager* stager_ = nullptr;
+};
+
+}  // namespace ferry::core

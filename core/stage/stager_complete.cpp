@@ -1,0 +1,141 @@
+// Stager: a batch's completion (statistics, place in flight, callback) and
+// the return of its device resources.
+#include "core/stage/stager.h"
+
+namespace ferry::core {
+
+void Stager::finish(const std::shared_ptr<Batch>& batch) {
+  Batch& b = *batch;
+  std::optional<Error> device_error;
+  try {
+    if (b.done_event != nullptr) {
+      memory_.backend().event_synchronize(b.done_event);
+    } else {
+      for (const ChunkWork& w : b.chunks)
+        if (w.queued && w.done != nullptr) memory_.backend().event_synchronize(w.done);
+    }
+  } catch (const Error& e) {
+    device_error = e;
+  } catch (...) {
+    device_error = Error(FERRY_ERR_INTERNAL, "waiting for the batch's device work failed");
+  }
+  bool failed = false;
+  {
+    std::lock_guard<std::mutex> lock(b.mutex);
+    if (device_error) b.fail_locked(*device_error);
+    failed = b.error.has_value();
+  }
+  if (!failed && engine_->asynchronous()) {
+    try {
+      std::uint64_t h2d = 0, convert = 0;
+      for (const ChunkWork& w : b.chunks) {
+        if (w.start == nullptr || w.copied == nullptr || w.done == nullptr) continue;  // not timed
+        h2d += static_cast<std::uint64_t>(engine_->elapsed_ms(w.start, w.copied) * 1e6);
+        convert += static_cast<std::uint64_t>(engine_->elapsed_ms(w.copied, w.done) * 1e6);
+      }
+      counters_.h2d_ns.fetch_add(h2d, std::memory_order_relaxed);
+      counters_.convert_ns.fetch_add(convert, std::memory_order_relaxed);
+    } catch (...) {
+      // Statistics only.
+    }
+  }
+  unpin_source(b);
+  if (b.handle != 0) count_outcome(b, failed);
+  give_place_back(b);
+  ferry_status status = FERRY_OK;
+  bool released = false;
+  {
+    std::lock_guard<std::mutex> lock(b.mutex);
+    b.phase = BatchPhase::kFinished;
+    b.gathered = true;
+    status = b.error ? b.error->status() : FERRY_OK;
+    released = b.released;
+  }
+  b.changed.notify_all();
+  // Never under a ferry lock: the callback may call ferry (query, submit).
+  if (b.callback != nullptr && b.handle != 0) {
+    try {
+      b.callback(reinterpret_cast<ferry_batch_t>(static_cast<std::uintptr_t>(b.handle)), status, b.user_data);
+    } catch (...) {
+      // A C callback must not throw; a C++ one that does is not allowed to kill ferry's thread.
+    }
+  }
+  if (released) {
+    std::lock_guard<std::mutex> lock(link_->mutex);
+    free_resources_locked(b);
+  }
+}
+
+void Stager::abandon(const std::shared_ptr<Batch>& batch) noexcept {
+  {
+    std::lock_guard<std::mutex> lock(batch->mutex);
+    batch->fail_locked(Error(FERRY_ERR_OUT_OF_MEMORY, "the batch could not be given a handle"));
+    batch->released = true;
+    batch->phase = BatchPhase::kEnqueued;
+  }
+  finish(batch);  // nothing was queued: completes at once, gives the place and the memory back
+}
+
+void Stager::count_outcome(Batch& b, bool failed) noexcept {
+  if (b.outcome_counted.exchange(true)) return;
+  (failed ? counters_.batches_failed : counters_.batches_completed).fetch_add(1, std::memory_order_relaxed);
+  if (!failed) {
+    const ConvertPlan& p = b.plan;
+    counters_.output_bytes.fetch_add(
+        static_cast<std::uint64_t>(p.n * p.out_channels_total * p.out_h * p.out_w * p.element_size),
+        std::memory_order_relaxed);
+  }
+}
+
+void Stager::give_place_back(Batch& b) noexcept {
+  if (b.holds_place.exchange(false)) gate_.leave();
+}
+
+void Stager::unpin_source(Batch& b) noexcept {
+  for (const auto& [ptr, bytes] : b.pinned_ranges) {
+    try {
+      memory_.registry().unpin(ptr, bytes);
+    } catch (...) {
+    }
+  }
+  b.pinned_ranges.clear();
+}
+
+void Stager::free_resources_locked(Batch& b) noexcept {
+  std::unique_lock<std::mutex> lock(b.mutex);
+  b.changed.wait(lock, [&] { return b.event_users == 0; });
+  if (b.resources_freed) return;
+  b.resources_freed = true;
+  const std::vector<StreamHandle> consumers = b.consumers;
+  lock.unlock();
+  MemoryBackend& backend = memory_.backend();
+  EventPool& events = memory_.event_pool();
+  try {
+    DeviceScope scope(*engine_);
+    if (b.owns_output && b.output != nullptr) {
+      // Streams the caller made wait for the output may still read it: the
+      // block goes back in their order too, not only the home stream's.
+      for (StreamHandle consumer : consumers) {
+        if (consumer == b.home_stream) continue;
+        EventLease used(events);
+        backend.event_record(used.get(), consumer);
+        engine_->stream_wait(b.home_stream, used.get());
+      }
+      memory_.device_cache().free(b.output, b.home_stream);
+    }
+  } catch (...) {
+    // The cache frees its segments when the context goes.
+  }
+  b.output = nullptr;
+  if (b.done_event != nullptr && b.owns_done_event) events.release(b.done_event);
+  if (b.entry_event != nullptr) events.release(b.entry_event);
+  b.done_event = b.entry_event = nullptr;
+  for (ChunkWork& w : b.chunks) {
+    engine_->timing_event_release(w.start);
+    engine_->timing_event_release(w.copied);
+    engine_->timing_event_release(w.done);
+    w.start = w.copied = w.done = nullptr;
+  }
+}
+
+}  // namespace ferry::core

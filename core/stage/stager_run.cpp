@@ -1,0 +1,264 @@
+// Stager: the work of a batch (chunks: gather, copy, convert), the join of
+// its streams, and its completion.
+#include <chrono>
+#include <cstring>
+
+#include "core/stage/nvtx.h"
+#include "core/stage/stager.h"
+
+namespace ferry::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::uint64_t ns_since(Clock::time_point start) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+}
+
+// Gather work is cut into pieces of about this many bytes over the staging threads.
+// 256 KiB: a 12.8 MB chunk is 50 pieces, so 8 threads end within a piece of each other.
+constexpr std::uint64_t kGatherPieceBytes = std::uint64_t{256} << 10;
+
+Error error_of_current_exception() {
+  try {
+    throw;
+  } catch (const Error& e) {
+    return e;
+  } catch (const std::bad_alloc&) {
+    return Error(FERRY_ERR_OUT_OF_MEMORY, "host memory exhausted (std::bad_alloc) while running the batch");
+  } catch (const std::exception& e) {
+    return Error(FERRY_ERR_INTERNAL, e.what());
+  } catch (...) {
+    return Error(FERRY_ERR_INTERNAL, "unknown exception while running the batch");
+  }
+}
+
+
+}  // namespace
+
+void Stager::run(Batch& b) {
+  try {
+    DeviceScope scope(*engine_);
+    for (ChunkWork& work : b.chunks) run_chunk(b, work);
+  } catch (...) {
+    const Error e = error_of_current_exception();
+    std::lock_guard<std::mutex> lock(b.mutex);
+    b.fail_locked(e);
+  }
+  {
+    std::lock_guard<std::mutex> lock(b.mutex);
+    b.gathered = true;  // every staged chunk is in pinned memory (or the batch failed)
+  }
+  b.changed.notify_all();
+  join(b);
+}
+
+void Stager::run_chunk(Batch& b, ChunkWork& work) {
+  const Chunk& c = work.chunk;
+  if (b.route == BatchRoute::kConvertOnHost) {
+    NvtxRange range("ferry convert");
+    const auto start = Clock::now();
+    // The converter reads the view's samples 0 .. count-1 as global first .. first+count-1.
+    SourceView view = b.view;
+    if (view.samples != nullptr) {
+      view.samples += c.first;
+    } else {
+      view.base += c.first * view.strides.n;
+    }
+    converter_.convert(b.plan, view, c.first, c.count, b.output, nullptr);
+    counters_.convert_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
+    work.queued = true;
+    return;
+  }
+  StagingRing::Slot* slot = nullptr;
+  if (b.route == BatchRoute::kStaged) {
+    slot = ring_->acquire(static_cast<std::size_t>(c.bytes));
+    try {
+      gather_chunk(b, c, static_cast<std::uint8_t*>(slot->data));
+    } catch (...) {
+      ring_->release_unused(slot);
+      throw;
+    }
+  }
+  StreamInputs::Lease lease = [&] {
+    try {
+      return inputs_->lease(work.stream_index, static_cast<std::size_t>(c.bytes));
+    } catch (...) {
+      if (slot != nullptr) ring_->release_unused(slot);
+      throw;
+    }
+  }();
+  const StreamHandle s = lease.stream();
+  bool copy_started = false;
+  try {
+    // Small batches are not timed on the device: three event records would be
+    // a good part of their latency. Their end event marks the copy's end too.
+    const bool timed_on_device = engine_->asynchronous() && !b.short_path;
+    if (timed_on_device) {
+      work.start = engine_->timing_event_acquire();
+      work.copied = engine_->timing_event_acquire();
+    }
+    work.done = engine_->timing_event_acquire();
+    if (b.entry_event != nullptr && work.stream_index != b.home_index) engine_->stream_wait(s, b.entry_event);
+    const bool timed_here = !engine_->asynchronous();
+    if (work.start != nullptr) engine_->record(work.start, s);
+    auto start = Clock::now();
+    {
+      NvtxRange range("ferry copy");
+      copy_started = true;
+      if (slot != nullptr) {
+        engine_->copy(lease.buffer(), slot->data, static_cast<std::size_t>(c.bytes), s);
+      } else {
+        copy_chunk_direct(b, c, lease.buffer(), s);
+      }
+    }
+    if (work.copied != nullptr) engine_->record(work.copied, s);
+    if (timed_here) counters_.h2d_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
+    if (slot != nullptr) {
+      StagingRing::Slot* copied = slot;
+      slot = nullptr;
+      ring_->release_after_copy(copied, s);
+    }
+    start = Clock::now();
+    {
+      NvtxRange range("ferry convert");
+      converter_.convert(b.plan, staged_view(lease.buffer(), b.layout), c.first, c.count, b.output, s);
+    }
+    engine_->record(work.done, s);
+    if (timed_here) counters_.convert_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
+    work.queued = true;
+  } catch (...) {
+    // Whatever was queued on s must be waited for before the batch's memory
+    // (and the source) is given back: mark the chunk's end on s.
+    if (copy_started && work.done != nullptr && !work.queued) {
+      try {
+        engine_->record(work.done, s);
+        work.queued = true;
+      } catch (...) {
+      }
+    }
+    if (slot != nullptr) {
+      if (copy_started) {
+        try {
+          ring_->release_after_copy(slot, s);
+        } catch (...) {
+        }
+      } else {
+        ring_->release_unused(slot);
+      }
+    }
+    throw;
+  }
+}
+
+void Stager::gather_chunk(Batch& b, const Chunk& c, std::uint8_t* dst) {
+  NvtxRange range("ferry stage");
+  const std::uint64_t packed = b.layout.packed_bytes;
+  if (is_dense_batch(b.plan, b.layout)) {
+    const std::uint8_t* src = b.view.base + c.first * b.plan.source_strides.n;
+    const auto pieces = static_cast<std::int64_t>((c.bytes + kGatherPieceBytes - 1) / kGatherPieceBytes);
+    staging_pool_.parallel_for(0, pieces, [&](std::int64_t begin, std::int64_t end) {
+      const auto start = Clock::now();
+      const std::uint64_t from = static_cast<std::uint64_t>(begin) * kGatherPieceBytes;
+      const std::uint64_t to = std::min(c.bytes, static_cast<std::uint64_t>(end) * kGatherPieceBytes);
+      std::memcpy(dst + from, src + from, static_cast<std::size_t>(to - from));
+      counters_.staging_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
+    });
+    return;
+  }
+  const auto grain = static_cast<std::int64_t>(std::max<std::uint64_t>(1, kGatherPieceBytes / packed));
+  staging_pool_.parallel_for(0, c.count, [&](std::int64_t begin, std::int64_t end) {
+    const auto start = Clock::now();
+    for (std::int64_t i = begin; i < end; ++i)
+      pack_sample(dst + static_cast<std::uint64_t>(i) * packed, sample_at(b.view, c.first + i), b.plan, b.layout);
+    counters_.staging_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
+  }, grain);
+}
+
+void Stager::copy_chunk_direct(Batch& b, const Chunk& c, void* dst_void, StreamHandle s) {
+  const SampleLayout& L = b.layout;
+  auto* dst = static_cast<std::uint8_t*>(dst_void);
+  const auto packed = static_cast<std::size_t>(L.packed_bytes);
+  const auto row = static_cast<std::size_t>(L.row_bytes);
+  const auto pitch = static_cast<std::size_t>(L.pitch);
+  const auto rows = static_cast<std::size_t>(L.rows);
+  const auto count = static_cast<std::size_t>(c.count);
+  if (!b.plan.source_has_samples) {
+    const std::int64_t stride_n = b.plan.source_strides.n;
+    const std::uint8_t* src = b.view.base + c.first * stride_n;
+    if (L.is_packed()) {
+      if (count == 1 || stride_n == static_cast<std::int64_t>(packed)) {
+        engine_->copy(dst, src, static_cast<std::size_t>(c.bytes), s);
+      } else {
+        engine_->copy_2d(dst, packed, src, static_cast<std::size_t>(stride_n), packed, count, s);
+      }
+    } else if (count == 1 || stride_n == static_cast<std::int64_t>(rows * pitch)) {
+      engine_->copy_2d(dst, row, src, pitch, row, count * rows, s);  // the whole chunk as one 2-D copy
+    } else {
+      for (std::size_t i = 0; i < count; ++i)
+        engine_->copy_2d(dst + i * packed, row, src + i * static_cast<std::size_t>(stride_n), pitch, row, rows, s);
+    }
+    return;
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint8_t* src = b.view.samples[c.first + static_cast<std::int64_t>(i)];
+    if (L.is_packed()) {
+      engine_->copy(dst + i * packed, src, packed, s);
+    } else {
+      engine_->copy_2d(dst + i * packed, row, src, pitch, row, rows, s);
+    }
+  }
+}
+
+void Stager::join(Batch& b) {
+  if (b.route != BatchRoute::kConvertOnHost) {
+    // The done event marks the end of every queued chunk on the home stream.
+    // If it cannot be made, completion waits for each chunk's own end instead.
+    EventHandle done = nullptr;
+    try {
+      DeviceScope scope(*engine_);
+      const ChunkWork& only = b.chunks.front();
+      if (b.chunks.size() == 1 && only.queued && only.stream_index == b.home_index) {
+        done = only.done;  // one chunk on the home stream: its end is the batch's end
+      } else {
+        for (const ChunkWork& w : b.chunks)
+          if (w.queued && w.stream_index != b.home_index) engine_->stream_wait(b.home_stream, w.done);
+        EventLease event(memory_.event_pool());
+        memory_.backend().event_record(event.get(), b.home_stream);
+        done = event.release();
+        b.owns_done_event = true;
+      }
+    } catch (...) {
+      const Error e = error_of_current_exception();
+      std::lock_guard<std::mutex> lock(b.mutex);
+      b.fail_locked(e);
+    }
+    try {
+      if (done != nullptr && b.has_handoff) {
+        DeviceScope scope(*engine_);
+        engine_->stream_wait(b.handoff_stream, done);
+      }
+    } catch (...) {
+      const Error e = error_of_current_exception();
+      std::lock_guard<std::mutex> lock(b.mutex);
+      b.fail_locked(e);
+    }
+    std::lock_guard<std::mutex> lock(b.mutex);
+    b.done_event = done;
+  }
+  {
+    std::lock_guard<std::mutex> lock(b.mutex);
+    b.phase = BatchPhase::kEnqueued;
+  }
+  b.changed.notify_all();
+  // The completion thread holds a reference from here on; the caller's may go.
+  std::shared_ptr<Batch> self = b.shared_from_this();
+  try {
+    to_complete_.push(self, 0);
+  } catch (...) {
+    finish(self);  // no memory for the queue: complete it here
+  }
+}
+
+}  // namespace ferry::core

@@ -1,0 +1,153 @@
+// The hand-off to a caller's stream, checked with kernels that read the
+// output on that stream: the hand-off option, ferry_batch_stream_wait, and a
+// caller's destination reused while the hand-off stream still reads it.
+#include <gtest/gtest.h>
+#include <cuda_runtime_api.h>
+
+#include <vector>
+
+#include "tests/gpu/gpu_test_util.h"
+#include "tests/unit/stage_test_util.h"
+
+namespace {
+
+using namespace ferry::test;
+
+// Copies bytes after spinning for `spin_cycles`, so a missing wait shows.
+__global__ void slow_copy(const unsigned char* src, unsigned char* dst, size_t bytes, long long spin_cycles) {
+  if (spin_cycles > 0) {
+    const long long start = clock64();
+    while (clock64() - start < spin_cycles) {
+    }
+  }
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < bytes; i += size_t(gridDim.x) * blockDim.x)
+    dst[i] = src[i];
+}
+
+ferry_context_t gpu_context() {
+  ferry_context_options o;
+  ferry_context_options_init(&o, sizeof o);
+  o.device_kind = FERRY_DEVICE_CUDA;
+  ferry_context_t ctx = nullptr;
+  EXPECT_EQ(ferry_context_create(&ctx, &o), FERRY_OK) << ferry_last_error();
+  return ctx;
+}
+
+// Reads `bytes` of device memory on stream s through a kernel (after `spin`
+// cycles), into a scratch buffer allocated up front: nothing slow (an
+// allocation) may stand between a submit and the read, or a missing hand-off
+// wait would be hidden by luck.
+std::vector<unsigned char> read_on(cudaStream_t s, const void* device, size_t bytes, long long spin = 0) {
+  static unsigned char* scratch = nullptr;
+  static size_t scratch_bytes = 0;
+  if (scratch_bytes < bytes) {
+    cudaFree(scratch);
+    EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&scratch), bytes), cudaSuccess);
+    scratch_bytes = bytes;
+  }
+  slow_copy<<<256, 256, 0, s>>>(static_cast<const unsigned char*>(device), scratch, bytes, spin);
+  std::vector<unsigned char> host(bytes);
+  EXPECT_EQ(cudaMemcpyAsync(host.data(), scratch, bytes, cudaMemcpyDeviceToHost, s), cudaSuccess);
+  EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  return host;
+}
+
+// Makes sure read_on's scratch buffer exists before a timed submit.
+void warm_read_on(cudaStream_t s, size_t bytes) {
+  void* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, bytes), cudaSuccess);
+  read_on(s, d, bytes);
+  cudaFree(d);
+}
+
+TEST(StageHandoff, KernelOnTheHandoffStreamSeesTheOutput) {
+  FERRY_REQUIRE_GPU();
+  ferry_context_t ctx = gpu_context();
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  const std::int64_t n = 128, h = 224, w = 224;  // 19 MB: staged over several chunks
+  auto src = make_source(ctx, SourceKind::kPacked, n, h, w, 31);
+  auto tr = make_transform(TransformKind::kDefault, n, h, w);
+  ferry_tensor_info shape;
+  ferry_tensor_info_init(&shape, sizeof shape);
+  ASSERT_EQ(ferry_transform_output_info(&shape, &src->source, &tr->t), FERRY_OK);
+  warm_read_on(s, shape.bytes);
+  ferry_submit_options opts;
+  ferry_submit_options_init(&opts, sizeof opts);
+  opts.handoff_stream = s;
+  opts.has_handoff_stream = 1;
+  ferry_batch_t b = nullptr;
+  ASSERT_EQ(ferry_batch_submit(&b, ctx, &src->source, &tr->t, nullptr, &opts), FERRY_OK) << ferry_last_error();
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  ASSERT_EQ(ferry_batch_output(&info, b), FERRY_OK);
+  // No host wait: the kernel on s must wait for ferry by itself.
+  const auto got = read_on(s, info.data, info.bytes);
+  ferry_output packed;
+  ferry_output_init(&packed, sizeof packed);
+  const auto expected = expected_output(src->source, tr->t, packed, info.bytes);
+  EXPECT_EQ(first_difference(got.data(), expected.data(), info.bytes), -1);
+  EXPECT_EQ(ferry_batch_release(b), FERRY_OK);
+
+  // The same through ferry_batch_stream_wait, from a pinned source (DMA path).
+  void* pinned = nullptr;
+  ASSERT_EQ(ferry_host_alloc(&pinned, ctx, src->source.bytes), FERRY_OK);
+  std::memcpy(pinned, src->source.data, src->source.bytes);
+  ferry_source ps = src->source;
+  ps.data = pinned;
+  ASSERT_EQ(ferry_batch_submit(&b, ctx, &ps, &tr->t, nullptr, nullptr), FERRY_OK);
+  ASSERT_EQ(ferry_batch_stream_wait(b, s), FERRY_OK);
+  ASSERT_EQ(ferry_batch_output(&info, b), FERRY_OK);
+  const auto got2 = read_on(s, info.data, info.bytes);
+  EXPECT_EQ(first_difference(got2.data(), expected.data(), info.bytes), -1);
+  EXPECT_EQ(ferry_batch_release(b), FERRY_OK);
+  ferry_host_free(ctx, pinned);
+  EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
+  cudaStreamDestroy(s);
+}
+
+TEST(StageHandoff, ReusedDestinationWaitsForTheHandoffStreamsReaders) {
+  FERRY_REQUIRE_GPU();
+  ferry_context_t ctx = gpu_context();
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  const std::int64_t n = 16, h = 64, w = 64;
+  auto a = make_source(ctx, SourceKind::kPacked, n, h, w, 1);
+  auto c = make_source(ctx, SourceKind::kPacked, n, h, w, 2);
+  auto tr = make_transform(TransformKind::kDefault, n, h, w);
+  std::size_t bytes = 0;
+  ferry_output dest = padded_output(a->source, tr->t, &bytes);
+  void* device = nullptr;
+  ASSERT_EQ(cudaMalloc(&device, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMemset(device, kPoison, bytes), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  dest.data = device;
+  ferry_submit_options opts;
+  ferry_submit_options_init(&opts, sizeof opts);
+  opts.handoff_stream = s;
+  opts.has_handoff_stream = 1;
+  ferry_batch_t first = nullptr, second = nullptr;
+  ASSERT_EQ(ferry_batch_submit(&first, ctx, &a->source, &tr->t, &dest, &opts), FERRY_OK);
+  // A slow reader of batch A's output on s (about 20 ms of spinning first).
+  unsigned char* copy = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&copy), bytes), cudaSuccess);
+  slow_copy<<<64, 256, 0, s>>>(static_cast<const unsigned char*>(device), copy, bytes, 40ll * 1000 * 1000);
+  // Batch C into the same destination: it must not start before the reader is done.
+  ASSERT_EQ(ferry_batch_submit(&second, ctx, &c->source, &tr->t, &dest, &opts), FERRY_OK);
+  ASSERT_EQ(ferry_batch_wait(second), FERRY_OK);
+  std::vector<unsigned char> got(bytes);
+  ASSERT_EQ(cudaMemcpy(got.data(), copy, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  const auto expected_a = expected_output(a->source, tr->t, dest, bytes);
+  EXPECT_EQ(first_difference(got.data(), expected_a.data(), bytes), -1);
+  const auto now = read_on(s, device, bytes);
+  const auto expected_c = expected_output(c->source, tr->t, dest, bytes);
+  EXPECT_EQ(first_difference(now.data(), expected_c.data(), bytes), -1);
+  ferry_batch_release(first);
+  ferry_batch_release(second);
+  cudaFree(copy);
+  cudaFree(device);
+  EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
+  cudaStreamDestroy(s);
+}
+
+}  // namespace

@@ -1,0 +1,120 @@
+// The CPU conversion's inner loops, both builds (AVX2 + F16C where the CPU
+// has them, and the portable one), against the scalar definition: every
+// input byte, run lengths around the vector and table sizes, and
+// coefficients that reach float16's subnormals, its rounding ties and its
+// overflow to infinity.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "core/convert/convert_cpu_kernels.h"
+#include "core/convert/half_bits.h"
+
+namespace {
+
+using ferry::core::coeff_period;
+using ferry::core::CpuConvertIsa;
+using ferry::core::CpuKernels;
+
+// The definition: the product and the sum each rounded to float (volatile
+// keeps the compiler from contracting them), then to the dtype, RNE.
+std::vector<std::uint8_t> expected(ferry_dtype dtype, const std::vector<std::uint8_t>& in, const float* alpha,
+                                   const float* beta) {
+  std::vector<std::uint8_t> out;
+  for (std::size_t j = 0; j < in.size(); ++j) {
+    volatile float product = static_cast<float>(in[j]) * alpha[j % coeff_period];
+    const float v = product + beta[j % coeff_period];
+    std::uint8_t bytes[4];
+    std::size_t n = 0;
+    if (dtype == FERRY_DTYPE_FLOAT32) {
+      std::memcpy(bytes, &v, 4), n = 4;
+    } else if (dtype == FERRY_DTYPE_UINT8) {
+      bytes[0] = in[j], n = 1;
+    } else {
+      const std::uint16_t h = dtype == FERRY_DTYPE_FLOAT16 ? ferry::core::float_to_half_bits_soft(v)
+                                                           : ferry::core::float_to_bf16_bits_soft(v);
+      std::memcpy(bytes, &h, 2), n = 2;
+    }
+    out.insert(out.end(), bytes, bytes + n);
+  }
+  return out;
+}
+
+std::vector<CpuConvertIsa> isas() {
+  std::vector<CpuConvertIsa> v{CpuConvertIsa::portable};
+  if (ferry::core::cpu_has_vector_kernels()) v.push_back(CpuConvertIsa::best);
+  return v;
+}
+
+}  // namespace
+
+TEST(ConvertCpuKernels, BestUsesTheVectorKernelsWhereTheCpuHasThem) {
+  const CpuKernels best = ferry::core::cpu_kernels(FERRY_DTYPE_FLOAT16, CpuConvertIsa::best);
+  const char* env = std::getenv("FERRY_CPU_CONVERT_ISA");
+  const bool forced_portable = env != nullptr && std::strcmp(env, "portable") == 0;
+  EXPECT_EQ(best.vector_isa, ferry::core::cpu_has_vector_kernels() && !forced_portable);
+  EXPECT_FALSE(ferry::core::cpu_kernels(FERRY_DTYPE_FLOAT16, CpuConvertIsa::portable).vector_isa);
+}
+
+TEST(ConvertCpuKernels, RunsMatchTheScalarDefinitionBitForBit) {
+  std::mt19937 rng(12345);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  // Coefficient scales: ordinary normalization, float16 subnormal outputs,
+  // outputs near float16's largest finite value and beyond (infinity).
+  const float scales[] = {1.0f / 58.0f, 1e-7f, 3e-6f, 250.0f, 300.0f, 1.0f};
+  int runs = 0;
+  for (CpuConvertIsa isa : isas()) {
+    for (ferry_dtype dtype : {FERRY_DTYPE_FLOAT32, FERRY_DTYPE_FLOAT16, FERRY_DTYPE_BFLOAT16, FERRY_DTYPE_UINT8}) {
+      const CpuKernels k = ferry::core::cpu_kernels(dtype, isa);
+      for (float scale : scales) {
+        float alpha[coeff_period], beta[coeff_period];
+        for (int j = 0; j < coeff_period; ++j) {
+          alpha[j] = unit(rng) * scale;
+          beta[j] = unit(rng) * scale * 64.0f;
+        }
+        if (scale == 1.0f)  // exact ties of float16 (x + 0.5 ulp) and of bfloat16
+          for (int j = 0; j < coeff_period; ++j) alpha[j] = 1.0f, beta[j] = j % 2 ? 1024.5f : 256.0f;
+        for (int count : {0, 1, 7, 8, 9, 23, 24, 25, 40, 47, 48, 256, 769}) {
+          std::vector<std::uint8_t> in(static_cast<std::size_t>(count));
+          for (int j = 0; j < count; ++j) in[static_cast<std::size_t>(j)] = static_cast<std::uint8_t>(j * 97 + count);
+          const std::vector<std::uint8_t> want = expected(dtype, in, alpha, beta);
+          std::vector<std::uint8_t> got(want.size() + 8, 0xAB);
+          k.convert_run(in.data(), got.data(), alpha, beta, count);
+          for (std::size_t b = want.size(); b < got.size(); ++b)
+            ASSERT_EQ(got[b], 0xAB) << "wrote past the run: count " << count;
+          got.resize(want.size());
+          ASSERT_EQ(got, want) << "isa " << static_cast<int>(isa) << " dtype " << dtype << " scale " << scale
+                               << " count " << count;
+          ++runs;
+        }
+      }
+    }
+  }
+  EXPECT_GE(runs, 4 * 6 * 13);
+}
+
+TEST(ConvertCpuKernels, DeinterleaveSplitsPixelsIntoPlanes) {
+  for (CpuConvertIsa isa : isas()) {
+    const CpuKernels k = ferry::core::cpu_kernels(FERRY_DTYPE_FLOAT32, isa);
+    for (int channels : {3, 4}) {
+      for (int count : {0, 1, 15, 16, 17, 33, 256}) {
+        std::vector<std::uint8_t> in(static_cast<std::size_t>(count * channels));
+        for (std::size_t b = 0; b < in.size(); ++b) in[b] = static_cast<std::uint8_t>(b * 31 + 5);
+        const int stride = 260;
+        std::vector<std::uint8_t> planes(static_cast<std::size_t>(stride * channels), 0xAB);
+        (channels == 3 ? k.deinterleave3 : k.deinterleave4)(in.data(), planes.data(), stride, count);
+        for (int c = 0; c < channels; ++c)
+          for (int j = 0; j < stride; ++j) {
+            const std::uint8_t want = j < count ? in[static_cast<std::size_t>(j * channels + c)] : 0xAB;
+            ASSERT_EQ(planes[static_cast<std::size_t>(c * stride + j)], want)
+                << "isa " << static_cast<int>(isa) << " channels " << channels << " count " << count << " plane "
+                << c << " pixel " << j;
+          }
+      }
+    }
+  }
+}

@@ -1,0 +1,180 @@
+// The staging pipeline's pure parts: chunk planning, sample layouts and the
+// host gather, the in-flight gate, the staging ring's bound.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "core/context_options.h"
+#include "core/convert/convert_plan.h"
+#include "core/error.h"
+#include "core/memory/memory_system.h"
+#include "core/stage/chunk_planner.h"
+#include "core/stage/in_flight_gate.h"
+#include "core/stage/sample_layout.h"
+#include "core/stage/staging_ring.h"
+#include "tests/unit/stage_test_util.h"
+
+namespace {
+
+using namespace ferry;
+using namespace ferry::core;
+
+TEST(StageChunkPlanner, BalancedChunksOfWholeSamplesWithinTheLimit) {
+  // 256 images of 150528 bytes (38.5 MB) at 16 MiB: 3 chunks of 86/85/85 images.
+  const auto chunks = plan_chunks(256, 150528, 16 << 20);
+  ASSERT_EQ(chunks.size(), 3u);
+  EXPECT_EQ(chunks[0].count, 86);
+  EXPECT_EQ(chunks[1].count, 85);
+  EXPECT_EQ(chunks[2].count, 85);
+  std::int64_t next = 0;
+  for (const Chunk& c : chunks) {
+    EXPECT_EQ(c.first, next);
+    EXPECT_LE(c.bytes, std::uint64_t{16} << 20);
+    EXPECT_EQ(c.bytes, static_cast<std::uint64_t>(c.count) * 150528);
+    next += c.count;
+  }
+  EXPECT_EQ(next, 256);
+}
+
+TEST(StageChunkPlanner, EdgeCases) {
+  EXPECT_EQ(plan_chunks(1, 100, 16 << 20).size(), 1u);
+  const auto big = plan_chunks(3, 100 << 20, 16 << 20);  // a sample larger than a chunk: one per chunk
+  ASSERT_EQ(big.size(), 3u);
+  EXPECT_EQ(big[2].first, 2);
+  const auto exact = plan_chunks(10, 10, 20);
+  EXPECT_EQ(exact.size(), 5u);
+  const auto tiny_limit = plan_chunks(4, 10, 0);
+  EXPECT_EQ(tiny_limit.size(), 4u);
+  EXPECT_THROW(plan_chunks(0, 10, 20), ferry::Error);
+  EXPECT_THROW(plan_chunks(5, 0, 20), ferry::Error);
+  try {
+    plan_chunks(INT64_MAX, 1 << 20, 16 << 20);
+    FAIL();
+  } catch (const ferry::Error& e) {
+    EXPECT_EQ(e.status(), FERRY_ERR_OVERFLOW);
+  }
+}
+
+TEST(StageChunkPlanner, ChunkSizeChoice) {
+  EXPECT_EQ(choose_chunk_bytes(0, 0, true), kAutoChunkBytesCuda);
+  EXPECT_EQ(choose_chunk_bytes(0, 0, false), kAutoChunkBytesCpu);
+  EXPECT_EQ(choose_chunk_bytes(0, 1234, true), 1234u);
+  EXPECT_EQ(choose_chunk_bytes(99, 1234, true), 99u);
+}
+
+ConvertPlan plan_for(const ferry_source& s) {
+  ferry_transform t = default_transform();
+  return make_convert_plan(s, t, nullptr);
+}
+
+TEST(StageSampleLayout, RowsOfEachSourceShape) {
+  using test::SourceKind;
+  struct Case {
+    SourceKind kind;
+    std::int64_t rows, row_bytes;
+  };
+  const std::int64_t h = 7, w = 5;
+  for (const Case& c : {Case{SourceKind::kPacked, 1, h * w * 3}, Case{SourceKind::kPitched, h, w * 3},
+                        Case{SourceKind::kSamples, 1, h * w * 3}, Case{SourceKind::kStridedChannels, 0, 0}}) {
+    auto src = test::make_source(nullptr, c.kind, 3, h, w, 1);
+    const ConvertPlan plan = plan_for(src->source);
+    const SampleLayout layout = sample_layout_of(plan);
+    EXPECT_EQ(layout.rows, c.rows) << test::name_of(c.kind);
+    EXPECT_EQ(layout.row_bytes, c.row_bytes) << test::name_of(c.kind);
+    EXPECT_EQ(layout.packed_bytes, static_cast<std::uint64_t>(h * w * 3));
+    EXPECT_EQ(is_dense_batch(plan, layout), c.kind == SourceKind::kPacked) << test::name_of(c.kind);
+    // Packing each sample gives the packed image of the caller's pixels.
+    std::vector<std::uint8_t> packed(layout.packed_bytes);
+    const SourceView view = source_view_of(plan, src->source);
+    for (std::int64_t i = 0; i < 3; ++i) {
+      pack_sample(packed.data(), sample_at(view, i), plan, layout);
+      for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x)
+          for (int k = 0; k < 3; ++k)
+            ASSERT_EQ(packed[static_cast<std::size_t>((y * w + x) * 3 + k)],
+                      sample_at(view, i)[y * plan.source_strides.h + x * plan.source_strides.w +
+                                         k * plan.source_strides.c]);
+    }
+  }
+}
+
+TEST(StageSampleLayout, PlanarSourceWithPitchedPlanes) {
+  ferry_source s = default_source();
+  std::vector<std::uint8_t> bytes(4096);
+  s.data = bytes.data(), s.bytes = bytes.size(), s.n = 2, s.h = 4, s.w = 6, s.c = 3;
+  s.layout = FERRY_LAYOUT_NCHW;
+  s.stride_c = 40;  // planes 40 bytes apart: rows of one plane are contiguous
+  const ConvertPlan plan = plan_for(s);
+  const SampleLayout layout = sample_layout_of(plan);
+  EXPECT_EQ(layout.rows, 3);
+  EXPECT_EQ(layout.row_bytes, 24);
+  EXPECT_EQ(layout.pitch, 40);
+  EXPECT_EQ(layout.packed_strides.c, 24);
+  EXPECT_EQ(layout.packed_strides.h, 6);
+  EXPECT_EQ(layout.packed_strides.w, 1);
+}
+
+TEST(StageInFlightGate, BlocksNonblockingFailsCloseWakes) {
+  std::atomic<std::uint64_t> busy{0};
+  InFlightGate gate(2, busy);
+  EXPECT_TRUE(gate.enter(true));
+  EXPECT_TRUE(gate.enter(false));
+  EXPECT_FALSE(gate.enter(false));
+  std::atomic<bool> entered{false};
+  std::thread blocked([&] {
+    entered = gate.enter(true);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(entered.load());
+  gate.leave();
+  blocked.join();
+  EXPECT_TRUE(entered.load());
+  EXPECT_EQ(gate.in_flight(), 2);
+  std::thread refused([&] { EXPECT_THROW(gate.enter(true), ferry::Error); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  gate.close();
+  refused.join();
+  gate.leave();
+  gate.leave();
+  gate.wait_idle();
+  EXPECT_EQ(gate.in_flight(), 0);
+  EXPECT_GT(busy.load(), 0u);
+}
+
+TEST(StageStagingRing, ReusesSlotsAndNeverExceedsItsBound) {
+  ferry_context_options o = default_context_options();
+  o.device_kind = FERRY_DEVICE_CPU;
+  MemorySystem memory(FERRY_DEVICE_CPU, -1, o);
+  StagingRing ring(memory.pinned_pool(), memory.backend(), memory.event_pool(), 4 << 20);
+  std::vector<StagingRing::Slot*> slots;
+  for (int i = 0; i < 4; ++i) slots.push_back(ring.acquire(1 << 20));
+  EXPECT_EQ(ring.held_bytes(), std::uint64_t{4} << 20);
+  // A fifth waits for one to come back.
+  std::atomic<StagingRing::Slot*> fifth{nullptr};
+  std::thread waiter([&] { fifth = ring.acquire(1 << 20); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(fifth.load(), nullptr);
+  ring.release_after_copy(slots[2], nullptr);
+  waiter.join();
+  EXPECT_EQ(fifth.load(), slots[2]);  // the same buffer: no new allocation
+  EXPECT_EQ(ring.held_bytes(), std::uint64_t{4} << 20);
+  // A larger request at the bound gives back idle smaller slots to make room.
+  for (StagingRing::Slot* s : {slots[0], slots[1], slots[3], fifth.load()}) ring.release_unused(s);
+  StagingRing::Slot* large = ring.acquire(3 << 20);
+  EXPECT_GE(large->bytes, std::size_t{3} << 20);
+  EXPECT_LE(ring.held_bytes(), std::uint64_t{4} << 20);
+  ring.release_unused(large);
+  try {
+    ring.acquire(5 << 20);
+    FAIL();
+  } catch (const ferry::Error& e) {
+    EXPECT_EQ(e.status(), FERRY_ERR_OUT_OF_MEMORY);
+    EXPECT_NE(std::string(e.what()).find("max_staging_bytes"), std::string::npos);
+  }
+}
+
+}  // namespace
