@@ -4,10 +4,17 @@ data pointers match), the hand-off stream orders the model after the batch,
 and CuPy reads __cuda_array_interface__ with the same pointer and values.
 Run: PYTHONPATH=<build>/bindings/python python3 bindings/python/gpu_check.py
 Prints "gpu_check: ok" or raises."""
+import os
+import sys
+
 import numpy as np
 import torch
 
-import ferry
+# This script lives beside the source package ferry/ (without its compiled
+# module): keep Python from importing that instead of the built one.
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path = [p for p in sys.path if os.path.abspath(p or ".") != _here]
+import ferry  # noqa: E402
 
 MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
 
