@@ -7,11 +7,12 @@
 
 namespace ferry::core {
 
-std::uint64_t choose_chunk_bytes(std::uint64_t submit_option, std::uint64_t context_option,
+std::uint64_t choose_chunk_bytes(std::uint64_t submit_option, std::uint64_t context_option, bool direct,
                                  bool cuda) noexcept {
   if (submit_option != 0) return submit_option;
   if (context_option != 0) return context_option;
-  return cuda ? kAutoChunkBytesCuda : kAutoChunkBytesCpu;
+  if (!cuda) return kAutoChunkBytesCpu;
+  return direct ? kAutoChunkBytesCudaDirect : kAutoChunkBytesCuda;
 }
 
 std::vector<Chunk> plan_chunks(std::int64_t n, std::uint64_t bytes_per_sample,

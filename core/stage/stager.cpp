@@ -220,7 +220,7 @@ void Stager::classify(Batch& b, ferry_source_policy policy) {
 
 void Stager::plan_streams(Batch& b, std::uint64_t chunk_option) {
   std::uint64_t chunk_bytes = choose_chunk_bytes(chunk_option, parts_.options.chunk_bytes,
-                                                 parts_.kind == FERRY_DEVICE_CUDA);
+                                                 b.route == BatchRoute::kDirect, parts_.kind == FERRY_DEVICE_CUDA);
   // Staged chunks are double-buffered at least: the ring holds two of them.
   if (b.route == BatchRoute::kStaged) chunk_bytes = std::min(chunk_bytes, ring_->max_bytes() / 2);
   const std::vector<Chunk> chunks = plan_chunks(b.plan.n, b.layout.packed_bytes, chunk_bytes);

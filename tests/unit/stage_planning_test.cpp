@@ -60,10 +60,12 @@ TEST(StageChunkPlanner, EdgeCases) {
 }
 
 TEST(StageChunkPlanner, ChunkSizeChoice) {
-  EXPECT_EQ(choose_chunk_bytes(0, 0, true), kAutoChunkBytesCuda);
-  EXPECT_EQ(choose_chunk_bytes(0, 0, false), kAutoChunkBytesCpu);
-  EXPECT_EQ(choose_chunk_bytes(0, 1234, true), 1234u);
-  EXPECT_EQ(choose_chunk_bytes(99, 1234, true), 99u);
+  EXPECT_EQ(choose_chunk_bytes(0, 0, false, true), kAutoChunkBytesCuda);
+  EXPECT_EQ(choose_chunk_bytes(0, 0, true, true), kAutoChunkBytesCudaDirect);
+  EXPECT_EQ(choose_chunk_bytes(0, 0, false, false), kAutoChunkBytesCpu);
+  EXPECT_EQ(choose_chunk_bytes(0, 0, true, false), kAutoChunkBytesCpu);
+  EXPECT_EQ(choose_chunk_bytes(0, 1234, true, true), 1234u);
+  EXPECT_EQ(choose_chunk_bytes(99, 1234, false, true), 99u);
 }
 
 ConvertPlan plan_for(const ferry_source& s) {
