@@ -10,10 +10,10 @@
 
 namespace ferry::api {
 
-HandleTable<core::Context>& context_table() {
+ContextTable& context_table() {
   // Leaked on purpose: handles may be destroyed from static destructors of
   // other libraries after ours would have run.
-  static auto* table = new HandleTable<core::Context>(0xC7, "ferry_context_t");
+  static auto* table = new ContextTable(0xC7);
   return *table;
 }
 

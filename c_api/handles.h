@@ -4,13 +4,13 @@
 #include <cstdint>
 #include <memory>
 
-#include "c_api/handle_table.h"
+#include "c_api/context_table.h"
 #include "core/context.h"
 #include "ferry/context.h"
 
 namespace ferry::api {
 
-HandleTable<core::Context>& context_table();
+ContextTable& context_table();
 
 // Called by ferry_context_destroy after the context left the table and before
 // it is destroyed: invalidates the handles of objects the context owns
@@ -19,8 +19,9 @@ void on_context_destroyed(core::Context& context) noexcept;
 
 inline std::uint64_t handle_id(ferry_context_t ctx) { return reinterpret_cast<std::uintptr_t>(ctx); }
 
-// The live context behind `ctx`, or FERRY_ERR_INVALID_HANDLE naming `argument`.
-inline std::shared_ptr<core::Context> get_context(ferry_context_t ctx, const char* argument = "ctx") {
+// The live context behind `ctx` for the length of a call, or
+// FERRY_ERR_INVALID_HANDLE naming `argument`.
+inline ContextTable::Ref get_context(ferry_context_t ctx, const char* argument = "ctx") {
   return context_table().get(handle_id(ctx), argument);
 }
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -208,5 +209,41 @@ TEST(ContextApi, RacingDestroysSucceedExactlyOnce) {
     for (auto& t : threads) t.join();
     EXPECT_EQ(ok.load(), 1);
     EXPECT_EQ(invalid.load(), 3);
+  }
+}
+
+TEST(ContextApi, DestroyWhileOtherThreadsCallIsSafe) {
+  // Threads allocate and free through a context while another destroys it:
+  // every call either works or reports the handle as gone; none touches a
+  // destroyed context, and destroy returns after the calls inside it.
+  for (int round = 0; round < 10; ++round) {
+    ferry_context_options o = cpu_options();
+    ferry_context_t ctx = nullptr;
+    ASSERT_EQ(ferry_context_create(&ctx, &o), FERRY_OK);
+    std::atomic<bool> go{false};
+    std::atomic<int> unexpected{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&] {
+        while (!go.load()) std::this_thread::yield();
+        for (int i = 0; i < 2000; ++i) {
+          void* p = nullptr;
+          const ferry_status s = ferry_device_alloc(&p, ctx, 4096, nullptr);
+          if (s == FERRY_ERR_INVALID_HANDLE) return;
+          if (s != FERRY_OK) {
+            ++unexpected;
+            return;
+          }
+          const ferry_status f = ferry_device_free(ctx, p, nullptr);
+          if (f != FERRY_OK && f != FERRY_ERR_INVALID_HANDLE) ++unexpected;
+          if (f == FERRY_ERR_INVALID_HANDLE) return;
+        }
+      });
+    }
+    go = true;
+    std::this_thread::sleep_for(std::chrono::microseconds(200 * (round % 3)));
+    EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK) << ferry_last_error();
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(unexpected.load(), 0);
   }
 }
