@@ -57,6 +57,21 @@ void StagingRing::drop_free_slots() {
   }
 }
 
+StagingRing::Slot* StagingRing::add_slot(std::size_t bytes) {
+  auto slot = std::make_unique<Slot>();
+  slot->bytes = bytes;
+  slot->data = pool_.allocate(bytes);
+  try {
+    slot->event = events_.acquire();
+  } catch (...) {
+    pool_.free(slot->data);
+    throw;
+  }
+  held_ += bytes;
+  slots_.push_back(std::move(slot));
+  return slots_.back().get();
+}
+
 StagingRing::Slot* StagingRing::acquire(std::size_t bytes) {
   FERRY_EXPECT(bytes <= max_bytes_, FERRY_ERR_OUT_OF_MEMORY, "a staged chunk of ", bytes,
                " bytes (one sample at least) exceeds options->max_staging_bytes (", max_bytes_,
@@ -71,19 +86,18 @@ StagingRing::Slot* StagingRing::acquire(std::size_t bytes) {
         oldest = slot.get();
     const bool enough_slots = slots_.size() >= slots_wanted_ && oldest != nullptr;
     if (!enough_slots && held_ + bytes <= max_bytes_) {
-      auto slot = std::make_unique<Slot>();
-      slot->bytes = bytes;
-      slot->data = pool_.allocate(bytes);
-      try {
-        slot->event = events_.acquire();
-      } catch (...) {
-        pool_.free(slot->data);
-        throw;
-      }
+      // The ring grows to the slots it wants at once, so the steady state
+      // allocates nothing rather than a slot now and then as the pipeline
+      // deepens. A batch's first chunk is its largest (the planner gives the
+      // extra samples to the first chunks), so its later chunks fit these slots.
+      Slot* slot = add_slot(bytes);
       slot->in_use = true;
-      held_ += bytes;
-      slots_.push_back(std::move(slot));
-      return slots_.back().get();
+      try {
+        while (slots_.size() < slots_wanted_ && held_ + bytes <= max_bytes_) add_slot(bytes);
+      } catch (...) {
+        // Pinned memory ran short: the ring grows later, as it is needed.
+      }
+      return slot;
     }
     // At the bound (or with enough slots): wait for the oldest copy in flight, outside the lock.
     if (oldest == nullptr) {

@@ -56,6 +56,7 @@ class StagingRing {
 
  private:
   Slot* take_free(std::size_t bytes);  // locked
+  Slot* add_slot(std::size_t bytes);   // locked; a new idle slot, counted in held_
   void drop_free_slots();              // locked; gives back idle slots too small to serve
 
   PinnedPool& pool_;
