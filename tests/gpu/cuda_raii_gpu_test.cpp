@@ -38,6 +38,7 @@ TEST(CudaRaii, DeviceGuardRestoresTheCallersDevice) {
   int after = -1;
   ASSERT_EQ(cudaGetDevice(&after), cudaSuccess);
   EXPECT_EQ(after, count - 1);
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);  // later tests in this process expect device 0
 }
 
 TEST(CudaRaii, HighPriorityStreamIsCreated) {
