@@ -43,6 +43,8 @@ class MemoryGpuTest : public ::testing::Test {
  protected:
   void SetUp() override {
     FERRY_REQUIRE_GPU();
+    // The caller's streams below are made on the current device: make it the context's.
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
     ferry_context_options o;
     ASSERT_EQ(ferry_context_options_init(&o, sizeof o), FERRY_OK);
     o.device_kind = FERRY_DEVICE_CUDA;
