@@ -189,27 +189,11 @@ bool DeviceCache::owns(const void* ptr) const {
 }
 
 AllocatorStats DeviceCache::stats() const {
-  AllocatorStats s;
-  for (const auto& a : arenas_) {
-    s.in_use_bytes += a->counters.in_use.load(std::memory_order_relaxed);
-    s.hits += a->counters.hits.load(std::memory_order_relaxed);
-    s.misses += a->counters.misses.load(std::memory_order_relaxed);
-  }
-  const std::uint64_t reserved = reserved_.load(std::memory_order_relaxed);
-  s.cached_bytes = reserved > s.in_use_bytes ? reserved - s.in_use_bytes : 0;
-  s.peak_bytes = peak_.load(std::memory_order_relaxed);
-  s.backend_calls = malloc_calls_.calls.load(std::memory_order_relaxed);
-  s.backend_ns = malloc_calls_.ns.load(std::memory_order_relaxed);
-  return s;
+  return sum_arena_stats(arenas_, reserved_.load(std::memory_order_relaxed), peak_.load(std::memory_order_relaxed),
+                         malloc_calls_);
 }
 
-void DeviceCache::reset_counters() noexcept {
-  for (auto& a : arenas_) {
-    a->counters.hits.store(0, std::memory_order_relaxed);
-    a->counters.misses.store(0, std::memory_order_relaxed);
-  }
-  malloc_calls_.reset();
-}
+void DeviceCache::reset_counters() noexcept { reset_arena_counters(arenas_, malloc_calls_); }
 
 std::string DeviceCache::check_invariants() const {
   std::string all;

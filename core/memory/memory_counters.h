@@ -92,6 +92,35 @@ struct AllocatorStats {
   std::uint64_t backend_ns = 0;
 };
 
+// An allocator's statistics from its arenas' counters: `held` is what it holds
+// from the system (in use + cached), `peak` its highest in-use bytes.
+template <typename Arenas>
+AllocatorStats sum_arena_stats(const Arenas& arenas, std::uint64_t held, std::uint64_t peak,
+                               const CallCounter& backend) {
+  AllocatorStats s;
+  for (const auto& a : arenas) {
+    s.in_use_bytes += a->counters.in_use.load(std::memory_order_relaxed);
+    s.hits += a->counters.hits.load(std::memory_order_relaxed);
+    s.misses += a->counters.misses.load(std::memory_order_relaxed);
+  }
+  s.cached_bytes = held > s.in_use_bytes ? held - s.in_use_bytes : 0;
+  s.peak_bytes = peak;
+  s.backend_calls = backend.calls.load(std::memory_order_relaxed);
+  s.backend_ns = backend.ns.load(std::memory_order_relaxed);
+  return s;
+}
+
+// Sets the arenas' hit and miss counters and the backend call counter to zero
+// (the byte gauges stay).
+template <typename Arenas>
+void reset_arena_counters(Arenas& arenas, CallCounter& backend) noexcept {
+  for (auto& a : arenas) {
+    a->counters.hits.store(0, std::memory_order_relaxed);
+    a->counters.misses.store(0, std::memory_order_relaxed);
+  }
+  backend.reset();
+}
+
 // Which arena a thread prefers (its home): the lowest slot no live thread
 // holds, taken at the thread's first allocation and given back at its exit,
 // so up to `arenas` live threads never share one.

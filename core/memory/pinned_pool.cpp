@@ -246,27 +246,11 @@ bool PinnedPool::contains(const void* ptr, std::size_t bytes) const {
 std::size_t PinnedPool::trim() { return release_free_segments(SIZE_MAX); }
 
 AllocatorStats PinnedPool::stats() const {
-  AllocatorStats s;
-  for (const auto& arena : arenas_) {
-    s.in_use_bytes += arena->counters.in_use.load(std::memory_order_relaxed);
-    s.hits += arena->counters.hits.load(std::memory_order_relaxed);
-    s.misses += arena->counters.misses.load(std::memory_order_relaxed);
-  }
-  const std::uint64_t held = held_.load(std::memory_order_relaxed);
-  s.cached_bytes = held > s.in_use_bytes ? held - s.in_use_bytes : 0;
-  s.peak_bytes = peak_.load(std::memory_order_relaxed);
-  s.backend_calls = alloc_calls_.calls.load(std::memory_order_relaxed);
-  s.backend_ns = alloc_calls_.ns.load(std::memory_order_relaxed);
-  return s;
+  return sum_arena_stats(arenas_, held_.load(std::memory_order_relaxed), peak_.load(std::memory_order_relaxed),
+                         alloc_calls_);
 }
 
-void PinnedPool::reset_counters() noexcept {
-  for (auto& arena : arenas_) {
-    arena->counters.hits.store(0, std::memory_order_relaxed);
-    arena->counters.misses.store(0, std::memory_order_relaxed);
-  }
-  alloc_calls_.reset();
-}
+void PinnedPool::reset_counters() noexcept { reset_arena_counters(arenas_, alloc_calls_); }
 
 std::size_t PinnedPool::pending_count() const {
   std::size_t n = 0;
