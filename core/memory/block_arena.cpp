@@ -63,9 +63,9 @@ ArenaBlock* BlockArena::take(ArenaBlock* block, std::size_t rounded, StreamKey s
   return block;
 }
 
-ArenaBlock* BlockArena::allocate_from_new_segment(std::uintptr_t base, std::size_t size,
-                                                  std::size_t rounded, StreamKey stream) {
-  auto* segment = new ArenaSegment{base, size, policy_.is_small(rounded) ? 0 : 1, nullptr};
+// Records a new segment of `size` bytes at `base` (free list `pool`), as one block.
+ArenaBlock* BlockArena::new_segment(std::uintptr_t base, std::size_t size, int pool) {
+  auto* segment = new ArenaSegment{base, size, pool, nullptr};
   auto* block = new ArenaBlock;
   block->addr = base;
   block->size = size;
@@ -73,19 +73,16 @@ ArenaBlock* BlockArena::allocate_from_new_segment(std::uintptr_t base, std::size
   segment->first = block;
   segments_.emplace(base, segment);
   reserved_bytes_ += size;
-  return take(block, rounded, stream);
+  return block;
+}
+
+ArenaBlock* BlockArena::allocate_from_new_segment(std::uintptr_t base, std::size_t size,
+                                                  std::size_t rounded, StreamKey stream) {
+  return take(new_segment(base, size, policy_.is_small(rounded) ? 0 : 1), rounded, stream);
 }
 
 void BlockArena::add_free_segment(std::uintptr_t base, std::size_t size) {
-  auto* segment = new ArenaSegment{base, size, 1, nullptr};
-  auto* block = new ArenaBlock;
-  block->addr = base;
-  block->size = size;
-  block->segment = segment;
-  segment->first = block;
-  segments_.emplace(base, segment);
-  reserved_bytes_ += size;
-  free_[1].insert(block);
+  free_[1].insert(new_segment(base, size, 1));
 }
 
 ArenaBlock* BlockArena::find_allocated(std::uintptr_t addr) const {

@@ -106,6 +106,7 @@ class BlockArena {
   std::string check_invariants() const;
 
  private:
+  ArenaBlock* new_segment(std::uintptr_t base, std::size_t size, int pool);  // one block, not yet in a free list
   struct FreeOrder {
     bool operator()(const ArenaBlock* a, const ArenaBlock* b) const {
       if (a->stream != b->stream) return a->stream < b->stream;
