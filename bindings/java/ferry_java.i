@@ -22,7 +22,36 @@ static void ferry_java_raise(JNIEnv* jenv, ferry_status status, const char* mess
 }
 #define FERRY_BINDING_RAISE(status, message, null_value) \
   do { ferry_java_raise(jenv, status, message); return null_value; } while (0)
+
+/* A hold on a source (ferry_managed.i) is a JNI global reference to its direct
+ * ByteBuffer; ferry's completion callback deletes it from a ferry thread, which
+ * is attached to the JVM as a daemon the first time and detached when it exits. */
+#include <pthread.h>
+#include <atomic>
+static std::atomic<JavaVM*> ferry_java_vm{NULL};
+static pthread_key_t ferry_java_detach_key;
+static pthread_once_t ferry_java_detach_once = PTHREAD_ONCE_INIT;
+static void ferry_java_detach(void* vm) { ((JavaVM*)vm)->DetachCurrentThread(); }
+static void ferry_java_make_detach_key() { (void)pthread_key_create(&ferry_java_detach_key, ferry_java_detach); }
+static void ferry_managed_release_hold(void* hold) {
+  JavaVM* vm = ferry_java_vm.load();
+  if (vm == NULL || hold == NULL) return;
+  JNIEnv* env = NULL;
+  jint rc = vm->GetEnv((void**)&env, JNI_VERSION_1_6);
+  if (rc == JNI_EDETACHED) {
+    if (vm->AttachCurrentThreadAsDaemon((void**)&env, NULL) != JNI_OK) return; /* the JVM is shutting down */
+    pthread_once(&ferry_java_detach_once, ferry_java_make_detach_key);
+    (void)pthread_setspecific(ferry_java_detach_key, vm);
+  } else if (rc != JNI_OK) {
+    return;
+  }
+  env->DeleteGlobalRef((jobject)hold);
+}
 %}
+
+/* A JNIEnv* jenv parameter is the calling thread's environment, not a Java argument. */
+%typemap(in, numinputs=0) JNIEnv* jenv "$1 = jenv;"
+
 
 /* ---- names ---- */
 %rename("%(lowercamelcase)s", %$isfunction, %$not %$isconstructor, %$not %$isdestructor) "";
@@ -123,6 +152,20 @@ void* direct_buffer_address(const void* buffer_address, size_t buffer_capacity) 
 }
 %}
 
+/* A global reference to `object` (null: 0), for submitHolding. */
+%javamethodmodifiers hold_reference "";
+%inline %{
+void* hold_reference(JNIEnv* jenv, jobject object) {
+  if (object == NULL) return NULL;
+  JavaVM* vm = NULL;
+  if (jenv->GetJavaVM(&vm) != JNI_OK) ferry_binding::fail(FERRY_ERR_INTERNAL, "JNI GetJavaVM failed");
+  ferry_java_vm.store(vm);
+  jobject ref = jenv->NewGlobalRef(object);
+  if (ref == NULL) throw std::bad_alloc();
+  return ref;
+}
+%}
+
 /* ---- AutoCloseable: close() is SWIG's delete(), idempotent ---- */
 %define FERRY_JAVA_CLOSEABLE(TYPE)
 %typemap(javainterfaces) TYPE "AutoCloseable"
@@ -135,13 +178,44 @@ void* direct_buffer_address(const void* buffer_address, size_t buffer_capacity) 
 FERRY_JAVA_CLOSEABLE(ferry_context_options)
 FERRY_JAVA_CLOSEABLE(ferry_device_properties)
 FERRY_JAVA_CLOSEABLE(ferry_output)
-FERRY_JAVA_CLOSEABLE(ferry_tensor_info)
 FERRY_JAVA_CLOSEABLE(ferry_submit_options)
 FERRY_JAVA_CLOSEABLE(ferry_stats)
-FERRY_JAVA_CLOSEABLE(ferry_transform)
 FERRY_JAVA_CLOSEABLE(ferry_rect)
+/* Source, Transform, TensorInfo, Context, Batch: ferry_java_handles.i. */
+
+/* ---- DType and Layout from their names ---- */
+%typemap(javacode) enum ferry_dtype %{
+  /**
+   * The dtype named "float32", "float16", "bfloat16" or "uint8" (or "f32", "f16", "bf16", "u8"; any
+   * case). Anything else throws FerryException.InvalidArgument, which lists these names.
+   */
+  public static DType parse(String name) {
+    switch (name == null ? "" : name.toLowerCase(java.util.Locale.ROOT)) {
+      case "float32": case "f32": return FLOAT32;
+      case "float16": case "f16": return FLOAT16;
+      case "bfloat16": case "bf16": return BFLOAT16;
+      case "uint8": case "u8": return UINT8;
+      default:
+        throw new FerryException.InvalidArgument("dtype is " + (name == null ? "null" : "\"" + name + "\"")
+            + ": use float32, float16, bfloat16 or uint8 (or f32, f16, bf16, u8)");
+    }
+  }
+%}
+%typemap(javacode) enum ferry_layout %{
+  /** The layout named "NCHW" or "NHWC" (any case); anything else throws FerryException.InvalidArgument. */
+  public static Layout parse(String name) {
+    switch (name == null ? "" : name.toUpperCase(java.util.Locale.ROOT)) {
+      case "NCHW": return NCHW;
+      case "NHWC": return NHWC;
+      default:
+        throw new FerryException.InvalidArgument("layout is " + (name == null ? "null" : "\"" + name + "\"")
+            + ": use NCHW or NHWC");
+    }
+  }
+%}
 
 %include "ferry_java_handles.i"
+%include "ferry_managed.i"
 
 /* Load the native library (from the JAR or java.library.path) and check its version. */
 %pragma(java) jniclasscode=%{
@@ -162,7 +236,6 @@ typedef jobject ferry_java_byte_buffer;
 %typemap(jstype) ferry_java_byte_buffer "java.nio.ByteBuffer"
 %typemap(out) ferry_java_byte_buffer "$result = $1;"
 %typemap(javaout) ferry_java_byte_buffer { return $jnicall; }
-%typemap(in, numinputs=0) JNIEnv* jenv "$1 = jenv;"
 %inline %{
 ferry_java_byte_buffer as_byte_buffer(JNIEnv* jenv, void* address, size_t bytes) {
   if (address == NULL) ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "address is 0: a host address is required");

@@ -1,28 +1,70 @@
-/* ferry bindings, Java: the Java side of Context, Batch and Source: public
- * submit overloads that keep their inputs reachable until the batch is
- * closed, direct ByteBuffer and byte[] sources. */
+/* ferry bindings, Java: the Java side of Context, Batch, Source, Transform and
+ * TensorInfo: submit overloads that keep a direct ByteBuffer source alive
+ * until ferry no longer reads it (a global reference dropped by the batch's
+ * completion callback, however the Batch is dropped), byte[] sources,
+ * Transform arrays checked as written, toString(). */
 
 %rename(submitNative) ferry_context_s::submit;
 %javamethodmodifiers ferry_context_s::submit "private";
+%javamethodmodifiers ferry_context_s::submit_holding "private";
 %rename(submitBytesNative) ferry_context_s::submit_and_wait_source;
 %javamethodmodifiers ferry_context_s::submit_and_wait_source "private";
+%rename(convertNative) ferry_context_s::convert;
+%javamethodmodifiers ferry_context_s::convert "private";
+%rename(transformOutputInfoNative) transform_output_info;
+%javamethodmodifiers transform_output_info "private";
+%javamethodmodifiers ferry_batch_s::describe "private";
+%javamethodmodifiers ferry_tensor_info::describe "private";
+
+/* Transform's array setters: the Java methods below remember each length. */
+%ignore ferry_transform::set_mean;
+%ignore ferry_transform::set_std;
+%javamethodmodifiers ferry_transform::set_mean_values "private";
+%javamethodmodifiers ferry_transform::set_std_values "private";
+%javamethodmodifiers ferry_transform::check_value_lengths "private";
+%rename(setPerSampleMeanNative) ferry_transform::set_per_sample_mean;
+%javamethodmodifiers ferry_transform::set_per_sample_mean "private";
+%rename(setPerSampleStdNative) ferry_transform::set_per_sample_std;
+%javamethodmodifiers ferry_transform::set_per_sample_std "private";
+%rename(setPerSampleCropNative) ferry_transform::set_per_sample_crop;
+%javamethodmodifiers ferry_transform::set_per_sample_crop "private";
+%rename(setPerSampleMirrorNative) ferry_transform::set_per_sample_mirror;
+%javamethodmodifiers ferry_transform::set_per_sample_mirror "private";
+
+%pragma(java) modulecode=%{
+  /**
+   * The packed output that source and transform give (ferry_transform_output_info), with the
+   * transform's mean/std lengths checked against the channels as at submit.
+   */
+  public static TensorInfo transformOutputInfo(Source source, Transform transform) {
+    if (transform != null) transform.checkLengths(source);
+    return transformOutputInfoNative(source, transform);
+  }
+%}
 
 %typemap(javainterfaces) ferry_context_s "AutoCloseable"
 %typemap(javacode) ferry_context_s %{
-  /** Destroys the context (waits for its batches, frees all it owns). Idempotent. */
+  /**
+   * Destroys the context: waits for its batches, frees all it owns but the outputs that a
+   * {@link Tensor} still holds. Idempotent.
+   */
   @Override
   public void close() { delete(); }
 
   /**
    * Submits a batch; returns at once. The source's memory (a direct ByteBuffer set with
    * {@link Source#setBuffer}, or addresses) is read asynchronously: keep it unchanged until
-   * {@link Batch#sourceReusable()} or {@link Batch#waitSource()}. The batch keeps the source,
-   * transform, output and this context reachable until it is closed.
-   * transform, output and options may be null for the defaults.
+   * {@link Batch#sourceReusable()} or {@link Batch#waitSource()}. A direct ByteBuffer stays
+   * reachable until ferry no longer reads it, even if the Batch is dropped without close().
+   * transform, output and options may be null for the defaults. Throws
+   * FerryException.InvalidArgument when the transform's mean or std has neither 1 value nor one
+   * per output channel.
    */
   public Batch submit(Source source, Transform transform, Output output, SubmitOptions options) {
-    Batch batch = submitNative(source, transform, output, options);
-    batch.keepAlive = new Object[] {this, source, source == null ? null : source.buffer, transform, output};
+    if (transform != null) transform.checkLengths(source);
+    java.nio.ByteBuffer buffer = source == null ? null : source.buffer;
+    Batch batch = submitHolding(source, transform, output, options, Ferry.holdReference(buffer));
+    batch.keepAlive = new Object[] {this};
     return batch;
   }
 
@@ -37,26 +79,43 @@
    * The source describes the shape and strides; its data is ignored.
    */
   public Batch submit(Source source, byte[] data, Transform transform, Output output, SubmitOptions options) {
+    if (transform != null) transform.checkLengths(source);
     Batch batch = submitBytesNative(source, data, transform, output, options);
-    batch.keepAlive = new Object[] {this, transform, output};
+    batch.keepAlive = new Object[] {this};
     return batch;
   }
 
   public Batch submit(Source source, byte[] data, Transform transform) {
     return submit(source, data, transform, null, null);
   }
+
+  /** ferry_convert: data already in the context's memory; stream 0 is the legacy stream. */
+  public void convert(Source source, Transform transform, Output output, long stream) {
+    if (transform != null) transform.checkLengths(source);
+    convertNative(source, transform, output, stream);
+  }
+
+  public void convert(Source source, Transform transform, Output output) { convert(source, transform, output, 0); }
 %}
 
 %typemap(javainterfaces) ferry_batch_s "AutoCloseable"
 %typemap(javacode) ferry_batch_s %{
   Object[] keepAlive;
 
-  /** Releases the batch (ferry_batch_release). Idempotent. */
+  /**
+   * Releases the batch (ferry_batch_release) without waiting: a batch still in flight finishes on
+   * its own, and its memory goes back in stream order. Idempotent; other methods then throw
+   * FerryException.InvalidHandle. A {@link Tensor} from {@link #retainOutput()} stays valid.
+   */
   @Override
   public void close() {
     delete();
     keepAlive = null;
   }
+
+  /** The state and output, e.g. "Batch(complete, float32 NCHW [2, 3, 224, 224] on CPU, ...)". */
+  @Override
+  public String toString() { return "Batch(" + (swigCPtr == 0 ? "closed" : describe()) + ")"; }
 %}
 
 %typemap(javainterfaces) ferry_source "AutoCloseable"
@@ -69,7 +128,7 @@
 
   /**
    * Uses a direct ByteBuffer (from its position to its limit) as the batch's pixels, without a
-   * copy. The buffer stays reachable while this Source or a Batch made from it is open.
+   * copy. A batch submitted from it keeps the buffer reachable until ferry no longer reads it.
    */
   public Source setBuffer(java.nio.ByteBuffer buffer) {
     long address = Ferry.directBufferAddress(buffer);
@@ -85,4 +144,104 @@
     setN(n); setH(h); setW(w); setC(c);
     return this;
   }
+%}
+
+%typemap(javainterfaces) ferry_transform "AutoCloseable"
+%typemap(javacode) ferry_transform %{
+  private long meanLength, stdLength, perSampleMeanLength, perSampleStdLength, perSampleCropLength,
+      perSampleMirrorLength;
+
+  /** Frees the native descriptor. Idempotent. */
+  @Override
+  public void close() { delete(); }
+
+  /**
+   * The mean subtracted from each output channel (after scale): one value for every channel, or
+   * exactly one per output channel (the source's c, or outChannels; padChannelsTo4 adds none).
+   * Checked at submit, where the channels are known: any other length throws
+   * FerryException.InvalidArgument naming mean, its length and the channel count.
+   */
+  public Transform setMean(float... values) {
+    setMeanValues(values);
+    meanLength = values.length;
+    return this;
+  }
+
+  /** The std each output channel is divided by: lengths as for {@link #setMean}. */
+  public Transform setStd(float... values) {
+    setStdValues(values);
+    stdLength = values.length;
+    return this;
+  }
+
+  /** Per-sample means: `samples` rows of one value per output channel (checked at submit). */
+  public Transform setPerSampleMean(float[] values, long samples) {
+    setPerSampleMeanNative(values, samples);
+    perSampleMeanLength = values.length;
+    return this;
+  }
+
+  /** Per-sample stds: `samples` rows of one value per output channel (checked at submit). */
+  public Transform setPerSampleStd(float[] values, long samples) {
+    setPerSampleStdNative(values, samples);
+    perSampleStdLength = values.length;
+    return this;
+  }
+
+  /** x, y, w, h per sample, flattened. */
+  public Transform setPerSampleCrop(long[] values) {
+    setPerSampleCropNative(values);
+    perSampleCropLength = values.length;
+    return this;
+  }
+
+  /** Mirror bits per sample. */
+  public Transform setPerSampleMirror(byte[] values) {
+    setPerSampleMirrorNative(values);
+    perSampleMirrorLength = values.length;
+    return this;
+  }
+
+  /** The output dtype by name: see {@link DType#parse}. */
+  public Transform setOutDtype(String name) {
+    setOutDtype(DType.parse(name));
+    return this;
+  }
+
+  /** The output layout by name, "NCHW" or "NHWC". */
+  public Transform setOutLayout(String name) {
+    setOutLayout(Layout.parse(name));
+    return this;
+  }
+
+  /** Throws FerryException.InvalidArgument where an array's length does not fit source's channels. */
+  void checkLengths(Source source) {
+    checkValueLengths(source, meanLength, stdLength, perSampleMeanLength, perSampleStdLength, perSampleCropLength,
+        perSampleMirrorLength);
+  }
+%}
+
+%typemap(javainterfaces) ferry_tensor_info "AutoCloseable"
+%typemap(javacode) ferry_tensor_info %{
+  /** Frees the native descriptor. Idempotent. */
+  @Override
+  public void close() { delete(); }
+
+  /** The shape, in memory-layout order (N,C,H,W or N,H,W,C). */
+  public long[] shape() {
+    long[] shape = new long[getNdim()];
+    for (int i = 0; i < shape.length; ++i) shape[i] = shapeAt(i);
+    return shape;
+  }
+
+  /** The strides in bytes, in the order of {@link #shape()}. */
+  public long[] strides() {
+    long[] strides = new long[getNdim()];
+    for (int i = 0; i < strides.length; ++i) strides[i] = strideAt(i);
+    return strides;
+  }
+
+  /** e.g. "TensorInfo(float32 NCHW [2, 3, 224, 224] on CPU, 1204224 bytes at 0x7f.. (strides ...))". */
+  @Override
+  public String toString() { return "TensorInfo(" + (swigCPtr == 0 ? "closed" : describe()) + ")"; }
 %}

@@ -7,8 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class FerryTest {
@@ -70,8 +74,11 @@ class FerryTest {
     try (Transform t = new Transform()) {
       t.setMean(new float[] {0.5f, 0.25f, 0.125f});
       assertEquals(0.25f, t.meanAt(1));
-      assertThrows(FerryException.OutOfRange.class, () -> t.setMean(new float[5]));
-      assertThrows(FerryException.InvalidArgument.class, () -> t.setStd(null));
+      FerryException.InvalidArgument e =
+          assertThrows(FerryException.InvalidArgument.class, () -> t.setMean(new float[5]));
+      assertTrue(e.getMessage().contains("mean has 5 values"), e.getMessage());
+      assertThrows(FerryException.InvalidArgument.class, () -> t.setMean());
+      assertThrows(FerryException.InvalidArgument.class, () -> t.setStd((float[]) null));
       assertThrows(FerryException.OutOfRange.class, () -> t.meanAt(4));
       assertEquals(DType.FLOAT32, t.getOutDtype());
     }
@@ -156,5 +163,125 @@ class FerryTest {
       batch.close();
       assertThrows(FerryException.InvalidHandle.class, batch::await);
     }
+  }
+
+  /** Converts `data` (n x 4 x 5 x c, NHWC out) with `t` and returns the float values. */
+  private static float[] convertNhwc(Context ctx, byte[] data, long n, long c, Transform t) {
+    try (Source source = new Source().setShape(n, 4, 5, c); Batch batch = ctx.submit(source, data, t)) {
+      batch.await();
+      try (TensorInfo info = batch.output()) {
+        float[] values = new float[(int) (info.getBytes() / 4)];
+        Ferry.asByteBuffer(info.getData(), info.getBytes()).order(ByteOrder.nativeOrder()).asFloatBuffer().get(values);
+        return values;
+      }
+    }
+  }
+
+  @Test
+  void oneMeanOrStdValueIsForEveryChannel() {
+    byte[] data = pixels(1 * 4 * 5 * 3);
+    try (Context ctx = cpuContext(); Transform t = new Transform()) {
+      t.setOutLayout(Layout.NHWC);
+      t.setMean(0.5f).setStd(0.25f);
+      float[] values = convertNhwc(ctx, data, 1, 3, t);
+      for (int i = 0; i < data.length; ++i) {
+        assertEquals(((data[i] & 0xff) / 255.0f - 0.5f) / 0.25f, values[i], 1e-5f, "element " + i);
+      }
+    }
+  }
+
+  @Test
+  void meanAndStdLengthsAreCheckedAgainstTheChannels() {
+    byte[] data = pixels(1 * 4 * 5 * 4);
+    try (Context ctx = cpuContext(); Source source = new Source().setShape(1, 4, 5, 3); Transform t = new Transform()) {
+      t.setMean(0.5f, 0.5f); // 2 values, 3 channels
+      FerryException.InvalidArgument e =
+          assertThrows(FerryException.InvalidArgument.class, () -> ctx.submit(source, data, t));
+      assertTrue(e.getMessage().contains("mean has 2 values"), e.getMessage());
+      assertTrue(e.getMessage().contains("3 channels"), e.getMessage());
+      t.setMean(0.1f, 0.2f, 0.3f, 0.4f); // 4 values, 3 channels
+      e = assertThrows(FerryException.InvalidArgument.class, () -> ctx.submit(source, data, t));
+      assertTrue(e.getMessage().contains("mean has 4 values"), e.getMessage());
+      assertThrows(FerryException.InvalidArgument.class, () -> Ferry.transformOutputInfo(source, t));
+      t.setMean(0.1f, 0.2f, 0.3f);
+      t.setStd(1f, 2f);
+      e = assertThrows(FerryException.InvalidArgument.class, () -> ctx.submit(source, data, t));
+      assertTrue(e.getMessage().contains("std has 2 values"), e.getMessage());
+      t.setStd(1f, 2f, 3f);
+      ctx.submit(source, data, t).close();
+
+      // A channel map of 2 out of 4, padded to 4: mean and std are for the 2 mapped channels.
+      source.setShape(1, 4, 5, 4);
+      t.setOutChannels(2);
+      t.setChannelMap(new int[] {2, 0});
+      t.setPadChannelsTo4(1);
+      e = assertThrows(FerryException.InvalidArgument.class, () -> ctx.submit(source, data, t));
+      assertTrue(e.getMessage().contains("2 channels (then padded to 4"), e.getMessage());
+      t.setMean(0.1f, 0.2f).setStd(0.5f);
+      ctx.submit(source, data, t).close();
+
+      // Per-sample rows: one value per channel and sample.
+      t.setPerSampleMean(new float[] {0.1f, 0.2f, 0.3f}, 1);
+      e = assertThrows(FerryException.InvalidArgument.class, () -> ctx.submit(source, data, t));
+      assertTrue(e.getMessage().contains("per_sample_mean has 3 values"), e.getMessage());
+    }
+  }
+
+  @Test
+  void dtypeAndLayoutByName() {
+    assertEquals(DType.FLOAT16, DType.parse("f16"));
+    assertEquals(DType.BFLOAT16, DType.parse("bfloat16"));
+    assertEquals(DType.FLOAT32, DType.parse("Float32"));
+    assertEquals(DType.UINT8, DType.parse("u8"));
+    assertEquals(Layout.NHWC, Layout.parse("nhwc"));
+    FerryException.InvalidArgument e = assertThrows(FerryException.InvalidArgument.class, () -> DType.parse("float64"));
+    assertTrue(e.getMessage().contains("\"float64\"") && e.getMessage().contains("bfloat16"), e.getMessage());
+    assertThrows(FerryException.InvalidArgument.class, () -> Layout.parse("CHW"));
+    try (Transform t = new Transform()) {
+      t.setOutDtype("f16").setOutLayout("NHWC");
+      assertEquals(DType.FLOAT16, t.getOutDtype());
+      assertEquals(Layout.NHWC, t.getOutLayout());
+    }
+  }
+
+  @Test
+  void tensorInfoAndBatchSayWhatTheyAre() {
+    byte[] data = pixels(2 * 4 * 5 * 3);
+    try (Context ctx = cpuContext(); Source source = new Source().setShape(2, 4, 5, 3)) {
+      Batch batch = ctx.submit(source, data, null);
+      batch.await();
+      String text = batch.toString();
+      assertTrue(text.startsWith("Batch(complete, float32 NCHW [2, 3, 4, 5] on CPU"), text);
+      try (TensorInfo info = batch.output()) {
+        assertTrue(info.toString().startsWith("TensorInfo(float32 NCHW [2, 3, 4, 5] on CPU, 480 bytes"),
+            info.toString());
+        assertArrayEquals(new long[] {2, 3, 4, 5}, info.shape());
+        assertArrayEquals(new long[] {240, 80, 20, 4}, info.strides());
+      }
+      batch.close();
+      assertEquals("Batch(closed)", batch.toString());
+    }
+  }
+
+  /** The folder or JAR a class was loaded from (JUnit's launcher has its own class path). */
+  private static String classPathOf(Class<?> cls) throws Exception {
+    return new java.io.File(cls.getProtectionDomain().getCodeSource().getLocation().toURI()).getPath();
+  }
+
+  /**
+   * A direct ByteBuffer source dropped with its Batch (no close) while ferry still converts it, in
+   * a child JVM (a crash there fails this test instead of killing the test run).
+   */
+  @Test
+  void droppedSourceStaysAliveUntilFerryIsDone() throws Exception {
+    String javaBin = System.getProperty("java.home") + "/bin/java";
+    String crashLog = System.getProperty("java.io.tmpdir") + "/ferry_source_lifetime_hs_err_%p.log";
+    Process child = new ProcessBuilder(javaBin, "-Xmx256m", "-XX:MaxDirectMemorySize=1g", "-XX:ErrorFile=" + crashLog,
+        "-cp", classPathOf(SourceLifetimeMain.class) + java.io.File.pathSeparator + classPathOf(Ferry.class),
+        "io.ferry.SourceLifetimeMain").redirectErrorStream(true).start();
+    String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(child.waitFor(300, TimeUnit.SECONDS), "the child JVM did not finish");
+    assertEquals(0, child.exitValue(), output);
+    assertTrue(output.contains("ok"), output);
   }
 }

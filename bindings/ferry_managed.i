@@ -1,0 +1,70 @@
+/* ferry bindings, Java and C#: what the two managed bindings add to ferry.i
+ * (included by java/ferry_java.i and csharp/ferry_csharp.i; helpers in
+ * ferry_managed.h). Each language file defines, before including this one:
+ *
+ *   static void ferry_managed_release_hold(void* hold);
+ *
+ * which lets go of a hold on a managed source (Java: a JNI global reference
+ * to the direct ByteBuffer; C#: a pinned GCHandle of the byte[]). */
+
+%{
+#include "ferry_managed.h"
+
+/* The completion callback of every submit that holds a source: ferry no
+ * longer reads it. Called once, from a ferry thread (or the submitting one). */
+static void ferry_managed_batch_done(ferry_batch_t, ferry_status, void* hold) {
+  ferry_managed_release_hold(hold);
+}
+%}
+
+%include <std_string.i>
+
+/* ---- submit that keeps a managed source alive until ferry is done ---- */
+%newobject ferry_context_s::submit_holding;
+%extend ferry_context_s {
+  /* ferry_batch_submit; `hold` (NULL: none) is given back to
+   * ferry_managed_release_hold exactly once: by the completion callback, or
+   * here when the submit fails. */
+  ferry_batch_s* submit_holding(const ferry_source* source, const ferry_transform* transform,
+                                const ferry_output* output, const ferry_submit_options* options, void* hold) {
+    if (hold == NULL) {
+      ferry_batch_t batch = NULL;
+      ferry_binding::check(ferry_batch_submit(&batch, $self, source, transform, output, options));
+      return batch;
+    }
+    try {
+      return ferry_binding::submit_with_callback($self, source, transform, output, options,
+                                                 ferry_managed_batch_done, hold);
+    } catch (...) {
+      ferry_managed_release_hold(hold);
+      throw;
+    }
+  }
+}
+
+/* ---- Transform: mean/std as written ---- */
+%extend ferry_transform {
+  /* 1 value: every channel; 2 to 4: one per output channel (checked at submit
+   * by check_value_lengths, where the channel count is known). */
+  void set_mean_values(const float* values, size_t count) {
+    ferry_binding::set_channel_values($self->mean, values, count, "mean");
+  }
+  void set_std_values(const float* values, size_t count) {
+    ferry_binding::set_channel_values($self->std, values, count, "std");
+  }
+  /* Lengths the managed setters were given (0: not set); see ferry_managed.h. */
+  void check_value_lengths(const ferry_source* source, long long mean, long long std, long long per_sample_mean,
+                           long long per_sample_std, long long per_sample_crop, long long per_sample_mirror) const {
+    ferry_binding::ValueLengths lengths{mean, std, per_sample_mean, per_sample_std, per_sample_crop,
+                                        per_sample_mirror};
+    ferry_binding::check_value_lengths(source, $self, lengths);
+  }
+}
+
+/* ---- descriptions for toString() / ToString() ---- */
+%extend ferry_tensor_info {
+  std::string describe() const { return ferry_binding::describe_tensor(*$self); }
+}
+%extend ferry_batch_s {
+  std::string describe() { return ferry_binding::describe_batch($self); }
+}
