@@ -12,7 +12,7 @@ ferry's message. Every call that works or waits releases the GIL.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, List
 
 from . import ferry_swig as _swig
 from ._enums import Device, DType, Layout, MemoryKind, Mirror, SourcePolicy, Status
@@ -21,8 +21,8 @@ from ._errors import (AlreadyExistsError, BusyError, CudaError, FerryError, Inte
                       NotReadyError, OutOfMemoryError, OutOfRangeError, OverflowError_,
                       SourceTooSmallError, StructSizeError, UnsupportedError)
 from ._batch import Batch
-from ._context import Context, HostBuffer, Transform
-from ._descriptors import make_source, make_transform
+from ._context import Context, HostBuffer, Transform, _transform
+from ._descriptors import make_source
 
 #: The header version this package was built against (FERRY_VERSION_NUMBER).
 HEADER_VERSION: int = _swig.FERRY_VERSION_NUMBER
@@ -76,8 +76,7 @@ def output_info(source: Any, transform: Transform = None, *, source_layout: Layo
     """The packed output a source and transform give: shape (memory-layout
     order), strides (bytes), dtype, layout, nbytes. Validates both."""
     src, _keep = make_source(source, source_layout)
-    t = transform._raw if transform is not None else make_transform(**transform_kwargs)
-    info = _swig.transform_output_info(src, t)
+    info = _swig.transform_output_info(src, _transform(transform, transform_kwargs, src))
     return {"shape": tuple(info.shape_at(i) for i in range(info.ndim)),
             "strides": tuple(info.stride_at(i) for i in range(info.ndim)),
             "dtype": DType(info.dtype), "layout": Layout(info.layout), "nbytes": info.bytes}
@@ -93,3 +92,16 @@ __all__ = [
     "version", "version_string", "status_string", "last_error", "device_count",
     "device_properties", "output_info", "HEADER_VERSION",
 ]
+
+
+# The public classes say "ferry.X" in reprs and tracebacks, not the private module they live in.
+for _name in __all__:
+    _obj = globals()[_name]
+    if isinstance(_obj, type):
+        _obj.__module__ = __name__
+del _name, _obj
+
+
+def __dir__() -> List[str]:
+    """The public API only (the private modules and helpers stay reachable, unlisted)."""
+    return sorted(__all__ + ["__version__"])

@@ -190,5 +190,16 @@ class Batch:
         self.close()
 
     def __repr__(self) -> str:
-        state = "closed" if self._closed else "open"
-        return f"<ferry.Batch {state}>"
+        # Public properties only; a repr never raises (a failed batch says so).
+        if self.closed:
+            return "<ferry.Batch closed>"
+        try:
+            where = f"CUDA:{self.device_index}" if self.device == Device.CUDA else "CPU"
+            what = f"shape={self.shape} dtype={self.dtype.name} layout={self.layout.name} device={where}"
+        except Exception as exc:
+            return f"<ferry.Batch ({type(exc).__name__}: {exc})>"
+        try:
+            state = "done" if self.done() else "in flight"
+        except Exception as exc:
+            state = f"failed ({getattr(exc, 'status', type(exc).__name__)!s})"
+        return f"<ferry.Batch {what} {state}>"

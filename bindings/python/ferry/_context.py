@@ -16,13 +16,18 @@ _OPTION_FIELDS = ("device_index", "stream_count", "high_priority_streams", "pinn
                   "max_batches_in_flight", "max_staging_bytes", "submit_nonblocking")
 
 
-def _transform(transform: Any, kwargs: Dict[str, Any]) -> Any:
+def _transform(transform: Any, kwargs: Dict[str, Any], source: Any) -> Any:
+    """The ferry_transform for `source` (mean/std broadcast to its channels)."""
     if transform is not None and kwargs:
         raise error(Status.INVALID_ARGUMENT,
                     f"transform and {sorted(kwargs)} are both given: pass a Transform or keywords")
     if transform is not None:
-        return transform._raw
-    return make_transform(**kwargs)
+        if not isinstance(transform, Transform):
+            raise error(Status.INVALID_ARGUMENT,
+                        f"transform is a {type(transform).__name__}: a ferry.Transform expected "
+                        "(or pass the transform keywords themselves)")
+        return transform._spec.build(source)
+    return make_transform(**kwargs).build(source)
 
 
 class Transform:
@@ -33,7 +38,10 @@ class Transform:
     fill_value."""
 
     def __init__(self, **kwargs: Any) -> None:
-        self._raw = make_transform(**kwargs)
+        self._spec = make_transform(**kwargs)  # checked here; mean/std against a source's channels at use
+
+    def __repr__(self) -> str:
+        return f"ferry.Transform({self._spec.keywords()})"
 
 
 class Context:
@@ -85,13 +93,16 @@ class Context:
         stream: the caller's CUDA stream to hand the batch off to (it waits
             for the batch on the device); also the stream given as
             ``__cuda_array_interface__['stream']``.
-        transform keywords: dtype=DType.FLOAT32, layout=Layout.NCHW (output),
-            channel_map, scale=1/255, mean, std, crop=(x, y, w, h), mirror,
-            per_sample_mean/std/crop/mirror, pad_channels_to_4, pad_value,
-            pad_outside, fill_value.
+        transform keywords: dtype=DType.FLOAT32 (also "float16"/"f16",
+            np.float16, torch.bfloat16, ...), layout=Layout.NCHW (or "NHWC"),
+            channel_map, scale=1/255, mean, std (each a number, 1 value or
+            one per output channel), crop=(x, y, w, h), mirror,
+            per_sample_mean/std ((n, channels), (n, 1) or (n,)),
+            per_sample_crop ((n, 4)), per_sample_mirror ((n,)),
+            pad_channels_to_4, pad_value, pad_outside, fill_value.
         """
         src, keepalive = make_source(source, source_layout)
-        t = _transform(transform, transform_kwargs)
+        t = _transform(transform, transform_kwargs, src)
         output = None
         if out is not None:
             output, out_keep = make_output(out, _swig.transform_output_info(src, t))
@@ -114,7 +125,7 @@ class Context:
         arrays on a GPU, host arrays on the CPU) into `out`, one launch on
         `stream`. Asynchronous on a GPU, complete on return on the CPU."""
         src, _keep = make_source(source, source_layout)
-        t = _transform(transform, transform_kwargs)
+        t = _transform(transform, transform_kwargs, src)
         output, _out_keep = make_output(out, _swig.transform_output_info(src, t))
         self._h.convert(src, t, output, stream_address(stream))
 
@@ -180,7 +191,13 @@ class Context:
     def __repr__(self) -> str:
         if self._closed:
             return "<ferry.Context closed>"
-        return f"<ferry.Context {self.device.name}:{self.device_index}>"
+        if self.device != Device.CUDA:
+            return "<ferry.Context CPU>"
+        try:
+            name = f" {_swig.device_properties(self.device_index).name!r}"
+        except Exception:  # a repr never raises
+            name = ""
+        return f"<ferry.Context CUDA:{self.device_index}{name}>"
 
 
 class HostBuffer:
@@ -209,6 +226,11 @@ class HostBuffer:
                 self._context._h.host_free(self.address)
             else:
                 self._context._h.host_free_on_stream(self.address, s)
+
+    def __repr__(self) -> str:
+        state = "freed" if self._freed else ("context closed" if self._context.closed else
+                                             "pinned" if self._context.device == Device.CUDA else "host")
+        return f"<ferry.HostBuffer address=0x{self.address:x} nbytes={self.nbytes} {state}>"
 
     def __enter__(self) -> "HostBuffer":
         return self

@@ -1,11 +1,14 @@
 """Python inputs -> ferry's descriptor structs (Source, Transform, Output)."""
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple
+import difflib
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
 
 from . import ferry_swig as _swig
 from ._arrays import ArrayView, view
-from ._enums import DType, Layout, Mirror, Status
+from ._enums import DType, Layout, Mirror, Status, parse_dtype, parse_layout, parse_mirror
 from ._errors import error
 
 
@@ -47,7 +50,7 @@ def _set_strides(src: Any, strides: Tuple[int, ...], layout: Layout, with_n: boo
 def make_source(data: Any, layout: Layout = Layout.NHWC) -> Tuple[Any, List[Any]]:
     """A Source for one array (n, h, w, c) / one image / a list of images.
     Returns the Source and the objects that keep its memory alive."""
-    layout = Layout(layout)
+    layout = parse_layout(layout, "source_layout")
     src = _swig.Source()
     src.layout = int(layout)
     if isinstance(data, (list, tuple)):
@@ -82,55 +85,256 @@ def make_source(data: Any, layout: Layout = Layout.NHWC) -> Tuple[Any, List[Any]
     return src, [v.keepalive]
 
 
-def make_transform(dtype: DType = DType.FLOAT32, layout: Layout = Layout.NCHW, *,
-                   channel_map: Optional[Sequence[int]] = None, pad_channels_to_4: bool = False,
-                   pad_value: float = 0.0, scale: Optional[float] = None,
-                   mean: Optional[Sequence[float]] = None, std: Optional[Sequence[float]] = None,
-                   crop: Optional[Sequence[int]] = None, mirror: int = Mirror.NONE,
-                   per_sample_mean: Any = None, per_sample_std: Any = None,
-                   per_sample_crop: Any = None, per_sample_mirror: Any = None,
-                   pad_outside: bool = False, fill_value: float = 0.0) -> Any:
-    """A Transform from keyword arguments; None keeps ferry's default."""
-    t = _swig.Transform()
-    t.out_dtype = int(DType(dtype))
-    t.out_layout = int(Layout(layout))
-    if channel_map is not None:
-        channel_map = [int(k) for k in channel_map]
-        t.set_channel_map(channel_map)
-        t.out_channels = len(channel_map)
-    t.pad_channels_to_4 = int(bool(pad_channels_to_4))
-    t.pad_value = float(pad_value)
-    if scale is not None:
-        t.scale = float(scale)
-    if mean is not None:
-        t.set_mean([float(m) for m in _as_list(mean)])
-    if std is not None:
-        t.set_std([float(s) for s in _as_list(std)])
-    if crop is not None:
-        x, y, w, h = (int(v) for v in crop)
-        t.crop.x, t.crop.y, t.crop.w, t.crop.h = x, y, w, h
-    t.mirror = int(mirror)
-    if per_sample_mean is not None:
-        rows = _rows(per_sample_mean)
-        t.set_per_sample_mean([float(x) for r in rows for x in r], len(rows))
-    if per_sample_std is not None:
-        rows = _rows(per_sample_std)
-        t.set_per_sample_std([float(x) for r in rows for x in r], len(rows))
-    if per_sample_crop is not None:
-        t.set_per_sample_crop([int(x) for r in _rows(per_sample_crop) for x in r])
-    if per_sample_mirror is not None:
-        t.set_per_sample_mirror([int(m) for m in _as_list(per_sample_mirror)])
-    t.pad_outside = int(bool(pad_outside))
-    t.fill_value = float(fill_value)
-    return t
+# The transform keywords, in the order of ferry_transform.
+TRANSFORM_KEYWORDS = ("dtype", "layout", "channel_map", "pad_channels_to_4", "pad_value", "scale", "mean", "std",
+                      "crop", "mirror", "per_sample_mean", "per_sample_std", "per_sample_crop",
+                      "per_sample_mirror", "pad_outside", "fill_value")
 
 
-def _as_list(values: Any) -> list:
-    return values.tolist() if hasattr(values, "tolist") else list(values)
+def check_keywords(kwargs: Dict[str, Any], known: Sequence[str], caller: str, what: str) -> None:
+    """TypeError for a keyword `caller` does not take, with the closest known one."""
+    for name in kwargs:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise TypeError(f"{caller} got an unexpected keyword argument {name!r}{hint}; "
+                            f"{what}: {', '.join(known)}")
 
 
-def _rows(values: Any) -> list:
-    return [_as_list(r) for r in _as_list(values)]
+def _invalid(message: str) -> Exception:
+    return error(Status.INVALID_ARGUMENT, message)
+
+
+def _is_number(value: Any) -> bool:
+    if type(value) in (float, int):
+        return True
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def _number(value: Any, name: str) -> float:
+    if not _is_number(value):
+        raise _invalid(f"{name} is {value!r}: a number expected")
+    return float(value)
+
+
+def _array(values: Any, name: str, kinds: str, what: str) -> np.ndarray:
+    """`values` (a number, a sequence, a NumPy array or a CPU tensor) as a
+    NumPy array whose dtype kind is one of `kinds`, else InvalidArgumentError."""
+    if isinstance(values, (str, bytes)):
+        raise _invalid(f"{name} is {values!r}: {what}")
+    if hasattr(values, "tolist") and not isinstance(values, np.ndarray):
+        values = values.tolist()  # torch tensors of any dtype
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError):  # ragged
+        raise _invalid(f"{name} is {values!r}: {what}") from None
+    if arr.dtype.kind not in kinds:
+        raise _invalid(f"{name} is {values!r}: {what}")
+    return arr
+
+
+def _channel_values(values: Any, name: str) -> Optional[Tuple[float, ...]]:
+    """mean / std as written: a number or a flat sequence of numbers (its
+    length is checked against the channel count in TransformSpec.build)."""
+    if values is None:
+        return None
+    if _is_number(values):  # the common spellings, without NumPy's cost
+        return (float(values),)
+    if isinstance(values, (list, tuple)) and all(_is_number(v) for v in values):
+        return tuple(float(v) for v in values)
+    what = "a number, or a sequence of numbers (1 value, or one per output channel)"
+    arr = _array(values, name, "iuf", what)
+    if arr.ndim > 1:
+        raise _invalid(f"{name} has shape {arr.shape}: {what}")
+    return tuple(float(v) for v in arr.reshape(-1))
+
+
+def _per_sample_values(values: Any, name: str) -> Optional[np.ndarray]:
+    """per_sample_mean / std: (n, channels), (n, 1) or (n,) numbers, float64."""
+    if values is None:
+        return None
+    what = "one row per sample: shape (n, channels), (n, 1) or (n,) of numbers"
+    arr = _array(values, name, "iuf", what)
+    if arr.ndim not in (1, 2) or arr.size == 0:
+        raise _invalid(f"{name} has shape {arr.shape}: {what}")
+    return arr.astype(np.float64)
+
+
+def _ints(values: Any, name: str, what: str) -> np.ndarray:
+    return _array(values, name, "iu", what).astype(np.int64)
+
+
+def _channel_map(values: Any) -> Optional[Tuple[int, ...]]:
+    if values is None:
+        return None
+    what = ("a sequence of 1 to 4 input channel indices, output channel k reading input channel "
+            "channel_map[k] (BGR->RGB: [2, 1, 0]; BGRA->RGB: [2, 1, 0]; gray->RGB: [0, 0, 0])")
+    arr = _ints(values, "channel_map", what)
+    if arr.ndim != 1 or not 1 <= arr.size <= 4:
+        raise _invalid(f"channel_map has {'shape ' + str(arr.shape) if arr.ndim != 1 else str(arr.size) + ' entries'}"
+                       f": {what}")
+    if arr.min() < 0 or arr.max() > 3:
+        raise _invalid(f"channel_map is {arr.tolist()}: {what}")
+    return tuple(int(v) for v in arr)
+
+
+def _crop(values: Any) -> Optional[Tuple[int, int, int, int]]:
+    if values is None:
+        return None
+    what = "4 integers (x, y, w, h): the window's corner and size in input pixels"
+    arr = _ints(values, "crop", what)
+    if arr.shape != (4,):
+        raise _invalid(f"crop is {values!r} ({arr.size} value{'s' if arr.size != 1 else ''}): {what}")
+    x, y, w, h = (int(v) for v in arr)
+    return x, y, w, h
+
+
+def _mirror_bits(values: Any, name: str) -> np.ndarray:
+    what = "one ferry.Mirror value (0..3: NONE, X, Y, X | Y) per sample"
+    arr = _ints(values, name, what)
+    if arr.ndim != 1:
+        raise _invalid(f"{name} has shape {arr.shape}: {what}")
+    if arr.size and (arr.min() < 0 or arr.max() > 3):
+        raise _invalid(f"{name} is {arr.tolist()}: {what}")
+    return arr
+
+
+class TransformSpec:
+    """The transform keywords, checked as written. The channel count mean
+    and std must match depends on the source, so :meth:`build` makes the
+    ferry_transform for one source (and keeps the last few it made)."""
+
+    def __init__(self, dtype: Any = DType.FLOAT32, layout: Any = Layout.NCHW, *,
+                 channel_map: Optional[Sequence[int]] = None, pad_channels_to_4: bool = False,
+                 pad_value: float = 0.0, scale: Optional[float] = None,
+                 mean: Any = None, std: Any = None, crop: Optional[Sequence[int]] = None,
+                 mirror: Any = Mirror.NONE, per_sample_mean: Any = None, per_sample_std: Any = None,
+                 per_sample_crop: Any = None, per_sample_mirror: Any = None,
+                 pad_outside: bool = False, fill_value: float = 0.0) -> None:
+        self.dtype = parse_dtype(dtype)
+        self.layout = parse_layout(layout)
+        self.channel_map = _channel_map(channel_map)
+        self.pad_channels_to_4 = bool(pad_channels_to_4)
+        self.pad_value = _number(pad_value, "pad_value")
+        self.scale = None if scale is None else _number(scale, "scale")
+        self.mean = _channel_values(mean, "mean")
+        self.std = _channel_values(std, "std")
+        self.crop = _crop(crop)
+        self.mirror = parse_mirror(mirror)
+        self.per_sample_mean = _per_sample_values(per_sample_mean, "per_sample_mean")
+        self.per_sample_std = _per_sample_values(per_sample_std, "per_sample_std")
+        self.per_sample_crop = None
+        if per_sample_crop is not None:
+            what = "one (x, y, w, h) row of integers per sample: shape (n, 4)"
+            self.per_sample_crop = _ints(per_sample_crop, "per_sample_crop", what)
+            if self.per_sample_crop.ndim != 2 or self.per_sample_crop.shape[1] != 4:
+                raise _invalid(f"per_sample_crop has shape {self.per_sample_crop.shape}: {what}")
+        self.per_sample_mirror = None if per_sample_mirror is None else _mirror_bits(per_sample_mirror,
+                                                                                      "per_sample_mirror")
+        self.pad_outside = bool(pad_outside)
+        self.fill_value = _number(fill_value, "fill_value")
+        self._built: Dict[Tuple[int, int], Any] = {}
+
+    def keywords(self) -> str:
+        """The keywords as Python source (the defaults left out but dtype and layout)."""
+        parts = [f"dtype=ferry.DType.{self.dtype.name}", f"layout=ferry.Layout.{self.layout.name}"]
+        for name in TRANSFORM_KEYWORDS[2:]:
+            value = getattr(self, name)
+            if value is None or value is False or (name in ("pad_value", "fill_value", "mirror") and value == 0):
+                continue
+            if isinstance(value, np.ndarray):
+                value = value.tolist()
+            elif name == "mirror":
+                value = int(value)
+            parts.append(f"{name}={value!r}")
+        return ", ".join(parts)
+
+    def channels(self, source_channels: int) -> Tuple[int, str]:
+        """The output channels mean and std apply to, and where that count comes from."""
+        if self.channel_map is not None:
+            why = f"channel_map {list(self.channel_map)} gives {len(self.channel_map)}"
+            count = len(self.channel_map)
+        else:
+            why = f"the source has c = {source_channels}"
+            count = source_channels
+        if self.pad_channels_to_4 and count < 4:
+            why += "; the channels pad_channels_to_4 adds hold pad_value and take no mean/std"
+        return count, why
+
+    def _per_channel(self, values: Tuple[float, ...], name: str, count: int, why: str) -> List[float]:
+        if len(values) == 1:
+            return [values[0]] * count
+        if len(values) != count:
+            raise _invalid(f"{name} has {len(values)} values for {count} output channel{'s' if count != 1 else ''} "
+                           f"({why}): give a scalar, 1 value (used for every channel) or exactly {count}")
+        return list(values)
+
+    def _per_sample(self, values: np.ndarray, name: str, n: int, count: int, why: str) -> List[float]:
+        rows = values.reshape(values.shape[0], -1)
+        if rows.shape[0] != n or rows.shape[1] not in (1, count):
+            raise _invalid(f"{name} has shape {values.shape}: the batch has n = {n} samples and {count} output "
+                           f"channel{'s' if count != 1 else ''} ({why}); expected shape ({n}, {count}), ({n}, 1) "
+                           f"or ({n},)")
+        return np.broadcast_to(rows, (n, count)).reshape(-1).tolist()
+
+    def build(self, source: Any) -> Any:
+        """The ferry_transform (SWIG Transform) for `source` (a SWIG Source)."""
+        key = (int(source.c), int(source.n))
+        t = self._built.get(key)
+        if t is None:
+            t = self._make(*key)
+            if len(self._built) >= 8:
+                self._built.clear()
+            self._built[key] = t
+        return t
+
+    def _make(self, source_channels: int, n: int) -> Any:
+        t = _swig.Transform()
+        t.out_dtype = int(self.dtype)
+        t.out_layout = int(self.layout)
+        if self.channel_map is not None:
+            t.set_channel_map(list(self.channel_map))
+            t.out_channels = len(self.channel_map)
+        t.pad_channels_to_4 = int(self.pad_channels_to_4)
+        t.pad_value = self.pad_value
+        if self.scale is not None:
+            t.scale = self.scale
+        count, why = self.channels(source_channels)
+        # A channel count ferry cannot convert (a 2- or 5-channel source) is
+        # reported by ferry itself: leave mean/std at their defaults then.
+        known = 1 <= count <= 4
+        if self.mean is not None and known:
+            t.set_mean(self._per_channel(self.mean, "mean", count, why))
+        if self.std is not None and known:
+            t.set_std(self._per_channel(self.std, "std", count, why))
+        if self.crop is not None:
+            t.crop.x, t.crop.y, t.crop.w, t.crop.h = self.crop
+        t.mirror = int(self.mirror)
+        if self.per_sample_mean is not None and known:
+            t.set_per_sample_mean(self._per_sample(self.per_sample_mean, "per_sample_mean", n, count, why), n)
+        if self.per_sample_std is not None and known:
+            t.set_per_sample_std(self._per_sample(self.per_sample_std, "per_sample_std", n, count, why), n)
+        if self.per_sample_crop is not None:
+            if self.per_sample_crop.shape[0] != n:
+                raise _invalid(f"per_sample_crop has {self.per_sample_crop.shape[0]} rows: the batch has n = {n} "
+                               f"samples, one (x, y, w, h) row each")
+            t.set_per_sample_crop(self.per_sample_crop.reshape(-1).tolist())
+        if self.per_sample_mirror is not None:
+            if self.per_sample_mirror.size != n:
+                k = self.per_sample_mirror.size
+                raise _invalid(f"per_sample_mirror has {k} entr{'y' if k == 1 else 'ies'}: the batch has "
+                               f"n = {n} samples, one ferry.Mirror value each")
+            t.set_per_sample_mirror(self.per_sample_mirror.tolist())
+        t.pad_outside = int(self.pad_outside)
+        t.fill_value = self.fill_value
+        return t
+
+
+def make_transform(**kwargs: Any) -> TransformSpec:
+    """A TransformSpec from the transform keywords (see TRANSFORM_KEYWORDS);
+    an unknown keyword is a TypeError naming the closest known one."""
+    check_keywords(kwargs, TRANSFORM_KEYWORDS, "the transform", "transform keywords")
+    return TransformSpec(**kwargs)
 
 
 def make_output(out: Any, info: Any) -> Tuple[Any, Any]:

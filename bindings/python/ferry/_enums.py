@@ -67,3 +67,85 @@ class MemoryKind(enum.IntFlag):
     REGISTERED = _swig.FERRY_MEMORY_REGISTERED
     DEVICE = _swig.FERRY_MEMORY_DEVICE
     ALL = _swig.FERRY_MEMORY_ALL
+
+
+# ---- what users write for an enum argument --------------------------------
+# Parsers return the enum member or raise ferry's InvalidArgumentError naming
+# the argument, the value and everything accepted. (They raise through
+# _errors, imported late: _errors imports this module.)
+
+_DTYPE_NAMES = {
+    "float32": DType.FLOAT32, "f32": DType.FLOAT32,
+    "float16": DType.FLOAT16, "f16": DType.FLOAT16,
+    "bfloat16": DType.BFLOAT16, "bf16": DType.BFLOAT16,
+    "uint8": DType.UINT8, "u8": DType.UINT8,
+}
+_DTYPE_ACCEPTED = ("ferry.DType.FLOAT32/FLOAT16/BFLOAT16/UINT8, the strings "
+                   "'float32' 'float16' 'bfloat16' 'uint8' ('f32' 'f16' 'bf16' 'u8'), "
+                   "numpy.float32/float16/uint8 (or numpy.dtype of them), "
+                   "torch.float32/float16/bfloat16/uint8")
+
+
+def _invalid(message: str) -> Exception:
+    from ._errors import error
+    return error(Status.INVALID_ARGUMENT, message)
+
+
+def _enum_int(enum_type: type, value: object) -> object:
+    """A plain int that is one of the enum's values (bool excluded), else None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return enum_type(value)
+        except ValueError:
+            return None
+    return None
+
+
+def parse_dtype(value: object, name: str = "dtype") -> DType:
+    """ferry.DType, a NumPy dtype or scalar type, a PyTorch dtype (torch is
+    never imported for this), or a name: "float32" "float16" "bfloat16"
+    "uint8", "f32" "f16" "bf16" "u8" (any case)."""
+    if isinstance(value, DType):
+        return value
+    found = _enum_int(DType, value)
+    if found is not None:
+        return found
+    if isinstance(value, str):
+        found = _DTYPE_NAMES.get(value.strip().lower())
+        if found is not None:
+            return found
+    elif type(value).__module__ == "torch" and type(value).__name__ == "dtype":
+        found = _DTYPE_NAMES.get(str(value)[len("torch."):])  # "torch.float16"
+        if found is not None:
+            return found
+    else:
+        import numpy as np
+        try:
+            if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+                np_dtype = np.dtype(value)
+                if np_dtype.byteorder in "=|<" and np_dtype.name in _DTYPE_NAMES:
+                    return _DTYPE_NAMES[np_dtype.name]
+        except TypeError:
+            pass
+    raise _invalid(f"{name} is {value!r}: not an output dtype ferry writes; accepted: {_DTYPE_ACCEPTED}")
+
+
+def parse_layout(value: object, name: str = "layout") -> Layout:
+    """ferry.Layout or "NCHW" / "NHWC" (any case)."""
+    if isinstance(value, Layout):
+        return value
+    found = _enum_int(Layout, value)
+    if found is None and isinstance(value, str):
+        found = Layout.__members__.get(value.strip().upper())
+    if found is None:
+        raise _invalid(f"{name} is {value!r}: accepted: ferry.Layout.NCHW or NHWC, or the strings 'NCHW' 'NHWC'")
+    return found
+
+
+def parse_mirror(value: object, name: str = "mirror") -> Mirror:
+    """ferry.Mirror bits (NONE, X, Y, X | Y), or their int values 0..3."""
+    if isinstance(value, Mirror):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
+        return Mirror(value)
+    raise _invalid(f"{name} is {value!r}: accepted: ferry.Mirror.NONE, X, Y or X | Y (the ints 0..3)")

@@ -97,7 +97,7 @@ def test_bad_inputs_raise_ferry_errors(ctx, images):
     with pytest.raises(ferry.FerryError) as info:  # 5 channels: ferry itself rejects it
         ctx.submit(np.zeros((1, 4, 4, 5), np.uint8))
     assert "5" in info.value.message
-    with pytest.raises(ferry.OutOfRangeError):
+    with pytest.raises(ferry.InvalidArgumentError, match="mean has 5 values for 3 output channels"):
         ctx.submit(images, mean=[0.1] * 5)
 
 
