@@ -1,13 +1,16 @@
-// What ferry-bench measures besides ferry, in the same run: the limit (a copy
-// of the same uint8 bytes: cudaMemcpy from pinned memory on a GPU, a threaded
-// memcpy on the CPU backend), the naive path (float32 conversion on the CPU,
-// then the copy of the floats), the latency of copying one image, and the
-// timer for ferry's rows (CUDA events on a GPU, the host clock on the CPU).
+// What ferry-bench measures besides ferry, in the same run: the limit (on a GPU
+// cudaMemcpy of the same uint8 bytes from pinned memory; on the CPU backend a
+// host memcpy by ferry's conversion threads moving as many bytes as the
+// conversion reads and writes), the naive path (float32 conversion on one CPU
+// thread; on a GPU then the copy of the floats), the base of the one-image
+// latency, and the timer for ferry's rows (CUDA events on a GPU, the host clock
+// on the CPU).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,18 +27,27 @@ class Baselines {
   virtual ~Baselines() = default;
   virtual std::string device_name() = 0;
   virtual bool is_gpu() const = 0;
-  // Per-batch milliseconds, the median of `repeats` runs of `iterations` batches.
-  virtual double limit_ms(const std::uint8_t* pinned, std::size_t bytes, int iterations, int repeats) = 0;
+  // What the limit row measures, in words.
+  virtual std::string limit_description() const = 0;
+  // Per-batch milliseconds, the median of `repeats` runs of `iterations` batches. The limit of a
+  // batch of `in_bytes` uint8 converted to `out_bytes` (the GPU copies in_bytes; the CPU moves
+  // in_bytes + out_bytes, i.e. copies half of that).
+  virtual double limit_ms(const std::uint8_t* pinned, std::size_t in_bytes, std::size_t out_bytes, int iterations,
+                          int repeats) = 0;
   virtual double naive_ms(const std::uint8_t* pageable, const Shape& shape, int iterations, int repeats) = 0;
-  // Microseconds from the call to the copied data being usable, one image, median.
-  virtual double copy_latency_us(const std::uint8_t* pinned, std::size_t bytes, int iterations) = 0;
+  // Microseconds, median, of what one image needs without ferry's pipeline around it: on a GPU
+  // from the call to its pinned copy being usable; on the CPU backend its conversion alone.
+  virtual double latency_base_us(const std::uint8_t* pinned, std::size_t bytes, int iterations) = 0;
+  virtual std::string latency_base_description() const = 0;
   // The timer of ferry's rows: the stream batches are made to wait on (NULL on the CPU).
   virtual void* timing_stream() = 0;
   virtual void timer_start() = 0;
   virtual double timer_stop_ms() = 0;  // after every batch timed was made to wait on timing_stream
 };
 
-std::unique_ptr<Baselines> make_cpu_baselines();
+// threads: ferry's conversion threads, which the limit's memcpy uses too. convert_one: converts
+// one image from the given source with ferry_convert (the latency row's base), synchronously.
+std::unique_ptr<Baselines> make_cpu_baselines(int threads, std::function<void(const std::uint8_t*)> convert_one);
 #if FERRY_HAVE_CUDA
 std::unique_ptr<Baselines> make_cuda_baselines(int device);
 #endif

@@ -40,7 +40,9 @@ class CudaBaselines final : public Baselines {
   }
   bool is_gpu() const override { return true; }
 
-  double limit_ms(const std::uint8_t* pinned, std::size_t bytes, int iterations, int repeats) override {
+  std::string limit_description() const override { return "cudaMemcpy of the same uint8 bytes from pinned memory"; }
+
+  double limit_ms(const std::uint8_t* pinned, std::size_t bytes, std::size_t, int iterations, int repeats) override {
     void* dst = device(bytes);
     check(cudaMemcpyAsync(dst, pinned, bytes, cudaMemcpyHostToDevice, stream_), "warm-up copy");
     std::vector<double> runs;
@@ -69,7 +71,7 @@ class CudaBaselines final : public Baselines {
     return median(runs);
   }
 
-  double copy_latency_us(const std::uint8_t* pinned, std::size_t bytes, int iterations) override {
+  double latency_base_us(const std::uint8_t* pinned, std::size_t bytes, int iterations) override {
     void* dst = device(bytes);
     std::vector<double> runs;
     for (int i = 0; i < iterations; ++i) {
@@ -80,6 +82,7 @@ class CudaBaselines final : public Baselines {
     }
     return median(runs);
   }
+  std::string latency_base_description() const override { return "pinned cudaMemcpy of the bytes"; }
 
   void* timing_stream() override { return stream_; }
   void timer_start() override { check(cudaEventRecord(start_, stream_), "cudaEventRecord"); }

@@ -1,20 +1,27 @@
 // ferry-bench: stages batches through ferry on the GPU (or on the CPU backend
 // where there is none) and prints ONE table beside the limit and the naive
-// path measured in the same run. See --help.
+// path measured in the same run, each row against its target (bench_targets.h);
+// also JSON and an SVG chart. The wording follows the backend. See --help.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <filesystem>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
 
 #include "bench/bench_baselines.h"
+#include "bench/bench_chart.h"
 #include "bench/bench_report.h"
+#include "bench/bench_targets.h"
 #include "ferry/ferry.h"
 
 namespace fb = ferry::bench;
@@ -23,9 +30,9 @@ namespace {
 
 struct Options {
   fb::Shape shape;
-  std::string dtype = "f32", layout = "nchw", sources = "all", json, device = "auto";
+  std::string dtype = "f32", layout = "nchw", sources = "all", json, svg, device = "auto";
   int iterations = 20, repeats = 5, warmup = 10, latency_iterations = 300, pageable_buffers = 4;
-  int streams = 0, staging_threads = 0, in_flight = 0;
+  int streams = 0, staging_threads = 0, in_flight = 0, cpu_threads = 0;
   double chunk_mb = 0;
 };
 
@@ -40,7 +47,11 @@ struct Options {
       "  --warmup N                  untimed batches before each row (default 10: enough to fill the in-flight depth, so the caches reach their steady size)\n"
       "  --device auto|cpu|cuda      (default auto: the GPU if there is one)\n"
       "  --chunk-mb X --streams S --staging-threads T --in-flight B   context options (0 = ferry's default)\n"
-      "  --json PATH                 also write the results as JSON\n");
+      "  --cpu-threads T             CPU backend: conversion threads, also the limit memcpy's (0 = cores)\n"
+      "  --json PATH                 also write the results as JSON\n"
+      "  --svg PATH                  also write a bar chart of each row against the limit (default: beside\n"
+      "                              the JSON, PATH.json -> PATH.svg; 'none' for no chart)\n"
+      "  --latency-iterations N      one-image submits timed (default 300)\n");
   std::exit(code);
 }
 
@@ -68,13 +79,21 @@ Options parse(int argc, char** argv) {
     else if (a == "--streams") o.streams = std::stoi(next());
     else if (a == "--staging-threads") o.staging_threads = std::stoi(next());
     else if (a == "--in-flight") o.in_flight = std::stoi(next());
+    else if (a == "--cpu-threads") o.cpu_threads = std::stoi(next());
     else if (a == "--json") o.json = next();
+    else if (a == "--svg") o.svg = next();
+    else if (a == "--latency-iterations") o.latency_iterations = std::stoi(next());
     else {
       std::fprintf(stderr, "ferry-bench: unknown option %s\n", a.c_str());
       usage(2);
     }
   }
-  if (o.iterations < 1 || o.repeats < 1 || o.shape.n < 1) usage(2);
+  if (o.iterations < 1 || o.repeats < 1 || o.shape.n < 1 || o.latency_iterations < 1) usage(2);
+  if (o.svg.empty() && !o.json.empty()) {
+    const std::size_t dot = o.json.rfind(".json");
+    o.svg = (dot != std::string::npos && dot + 5 == o.json.size() ? o.json.substr(0, dot) : o.json) + ".svg";
+  }
+  if (o.svg == "none") o.svg.clear();
   return o;
 }
 
@@ -120,6 +139,40 @@ void progress(const std::string& what, int step, int steps) {
   std::fflush(stderr);
 }
 
+// The rows' names and notes, in the terms of the backend the run is on.
+struct Wording {
+  std::string name, note;
+};
+
+Wording wording(const std::string& id, bool gpu, const Options& o, int threads) {
+  const std::string buffers = std::to_string(o.pageable_buffers), n = std::to_string(threads);
+  if (gpu) {
+    if (id == "limit") return {"limit: cudaMemcpy uint8, pinned", "H2D of the same uint8 bytes, CUDA events"};
+    if (id == "naive") return {"naive: CPU fp32 normalize + copy", "one thread, float32 NCHW, then the copy of the floats"};
+    if (id == "pinned") return {"ferry, pinned source", "ferry_host_alloc'd source, DMA straight from it"};
+    if (id == "pageable")
+      return {"ferry, pageable fresh (staged)", buffers + " unregistered pageable buffers, gathered by the staging threads"};
+    if (id == "registered")
+      return {"ferry, pageable reused (registered)",
+              "the same buffers with FERRY_SOURCE_REGISTER: registered once, then DMA"};
+    return {"ferry, 1 image end to end (pinned)", ""};
+  }
+  if (id == "limit")
+    return {"limit: host memcpy, " + n + " threads",
+            "copies (in + out) / 2 bytes: as many as the conversion reads and writes"};
+  if (id == "naive")
+    return {"naive: fp32 normalize, one thread", "uint8 NHWC -> float32 NCHW, (x/255 - mean)/std per element"};
+  if (id == "pinned")
+    return {"ferry, ferry_host_alloc source", "converted from the source by " + n + " CPU threads into host memory"};
+  if (id == "pageable")
+    return {"ferry, " + buffers + " malloc'd sources",
+            "plain host buffers, rotated; converted straight from them (no staging copy on the CPU)"};
+  if (id == "registered")
+    return {"ferry, FERRY_SOURCE_REGISTER",
+            "the same buffers with the register policy: only recorded on the CPU, converted from them"};
+  return {"ferry, 1 image end to end", ""};
+}
+
 struct Bench {
   Options opt;
   std::unique_ptr<fb::Baselines> base;
@@ -128,6 +181,16 @@ struct Bench {
   fb::Meta meta;
   std::vector<fb::Row> rows;
   double limit_gbps = 0;
+  bool gpu = false;
+  int cpu_threads = 1;
+
+  fb::Row row(const std::string& id) const {
+    const Wording w = wording(id, gpu, opt, cpu_threads);
+    fb::Row r;
+    r.id = id, r.name = w.name, r.note = w.note;
+    r.target = fb::row_target(id, gpu);
+    return r;
+  }
 
   void fill_rates(fb::Row& r, std::int64_t images, std::size_t bytes) const {
     r.images_per_s = images / (r.ms / 1e3);
@@ -135,30 +198,44 @@ struct Bench {
     r.ratio = limit_gbps > 0 ? r.gbps / limit_gbps : 0;
   }
 
-  void add_counters(fb::Row& r) {
+  // The steady-state counters of a ferry row (reset after its warm-up), in the backend's terms;
+  // what issue 5 asks of the steady state goes to r.missed where it is not so.
+  void add_counters(fb::Row& r) const {
     ferry_stats s;
     ferry_stats_init(&s, sizeof s);
     check(ferry_context_stats(&s, ctx), "ferry_context_stats");
-    r.mallocs = static_cast<long long>(s.cuda_malloc_calls);
-    r.host_allocs = static_cast<long long>(s.cuda_host_alloc_calls);
-    r.host_registers = static_cast<long long>(s.cuda_host_register_calls);
-    r.pinned_peak_mb = static_cast<double>(s.pinned_peak_bytes) / 1e6;
     const double batches = s.batches_completed ? static_cast<double>(s.batches_completed) : 1.0;
-    char text[256];
-    std::snprintf(text, sizeof text,
-                  "steady state: cudaMalloc %llu, cudaHostAlloc %llu, cudaHostRegister %llu, pinned peak %.0f MB; "
-                  "per batch: staging %.2f ms (thread time), H2D %.2f ms, convert %.2f ms",
-                  static_cast<unsigned long long>(s.cuda_malloc_calls),
-                  static_cast<unsigned long long>(s.cuda_host_alloc_calls),
-                  static_cast<unsigned long long>(s.cuda_host_register_calls), r.pinned_peak_mb,
-                  s.staging_ns / batches / 1e6, s.h2d_ns / batches / 1e6, s.convert_ns / batches / 1e6);
+    char text[320];
+    if (gpu) {
+      r.mallocs = static_cast<long long>(s.cuda_malloc_calls);
+      r.host_allocs = static_cast<long long>(s.cuda_host_alloc_calls);
+      r.host_registers = static_cast<long long>(s.cuda_host_register_calls);
+      r.pinned_peak_mb = static_cast<double>(s.pinned_peak_bytes) / 1e6;
+      std::snprintf(text, sizeof text,
+                    "steady state: cudaMalloc %lld, cudaHostAlloc %lld, cudaHostRegister %lld, pinned peak %.0f MB; "
+                    "per batch: staging %.2f ms (thread time), H2D %.2f ms, convert %.2f ms",
+                    r.mallocs, r.host_allocs, r.host_registers, r.pinned_peak_mb, s.staging_ns / batches / 1e6,
+                    s.h2d_ns / batches / 1e6, s.convert_ns / batches / 1e6);
+      if (r.mallocs + r.host_allocs + r.host_registers > 0) r.missed = "CUDA allocations after warm-up";
+      if (r.pinned_peak_mb > meta.pinned_cap_mb) r.missed += std::string(r.missed.empty() ? "" : ", ") + "pinned over the cap";
+    } else {
+      r.host_new_allocs = static_cast<long long>(s.device_misses + s.pinned_misses);
+      r.host_output_peak_mb = static_cast<double>(s.device_peak_bytes) / 1e6;
+      r.host_pool_peak_mb = static_cast<double>(s.pinned_peak_bytes) / 1e6;
+      std::snprintf(text, sizeof text,
+                    "per batch: convert %.2f ms of thread time on %d threads; host memory: outputs peak %.0f MB, "
+                    "ferry_host_alloc pool peak %.0f MB, %lld new allocations after warm-up",
+                    s.convert_ns / batches / 1e6, cpu_threads, r.host_output_peak_mb, r.host_pool_peak_mb,
+                    r.host_new_allocs);
+      if (r.host_new_allocs > 0) r.missed = "host allocations after warm-up";
+    }
     r.counters = text;
   }
 
   // One ferry row: batches from `sources` (rotated) with `policy`, pipelined
   // with up to the context's in-flight bound, timed per run.
-  void ferry_row(const std::string& name, const std::string& note, const std::vector<const std::uint8_t*>& sources,
-                 ferry_source_policy policy) {
+  void ferry_row(const std::string& id, const std::vector<const std::uint8_t*>& sources, ferry_source_policy policy) {
+    fb::Row r = row(id);
     ferry_submit_options so;
     ferry_submit_options_init(&so, sizeof so);
     so.source_policy = policy;
@@ -168,7 +245,7 @@ struct Bench {
       const ferry_source src = make_source(opt.shape, sources[next++ % sources.size()]);
       ferry_batch_t b = nullptr;
       check(ferry_batch_submit(&b, ctx, &src, &transform, nullptr, &so), "ferry_batch_submit");
-      if (timed && base->is_gpu()) check(ferry_batch_stream_wait(b, base->timing_stream()), "ferry_batch_stream_wait");
+      if (timed && gpu) check(ferry_batch_stream_wait(b, base->timing_stream()), "ferry_batch_stream_wait");
       in_flight.push_back(b);
       if (in_flight.size() > 4) {
         check(ferry_batch_wait(in_flight.front()), "ferry_batch_wait");
@@ -184,31 +261,31 @@ struct Bench {
       in_flight.clear();
     };
     const int steps = opt.repeats + 1;
-    progress(name, 0, steps);
+    progress(r.name, 0, steps);
     for (int i = 0; i < opt.warmup + static_cast<int>(sources.size()); ++i) submit(false);
     drain();
     check(ferry_context_reset_stats(ctx), "ferry_context_reset_stats");
-    progress(name, 1, steps);
+    progress(r.name, 1, steps);
     std::vector<double> runs;
-    for (int r = 0; r < opt.repeats; ++r) {
+    for (int k = 0; k < opt.repeats; ++k) {
       base->timer_start();
       for (int i = 0; i < opt.iterations; ++i) submit(true);
-      if (!base->is_gpu()) drain();
+      if (!gpu) drain();
       runs.push_back(base->timer_stop_ms() / opt.iterations);
       drain();
-      progress(name, r + 2, steps);
+      progress(r.name, k + 2, steps);
     }
-    fb::Row row{name, note};
-    row.ms = fb::median(runs);
-    fill_rates(row, opt.shape.n, opt.shape.bytes());
-    add_counters(row);
-    rows.push_back(row);
+    r.ms = fb::median(runs);
+    fill_rates(r, opt.shape.n, opt.shape.bytes());
+    add_counters(r);
+    fb::judge(r);
+    rows.push_back(r);
   }
 
   void latency_row(const std::uint8_t* pinned) {
     fb::Shape one = opt.shape;
     one.n = 1;
-    const double copy_us = base->copy_latency_us(pinned, one.bytes(), opt.latency_iterations);
+    const double base_us = base->latency_base_us(pinned, one.bytes(), opt.latency_iterations);
     const ferry_source src = make_source(one, pinned);
     std::vector<double> us;
     for (int i = 0; i < opt.latency_iterations + 20; ++i) {
@@ -221,16 +298,18 @@ struct Bench {
       if (i >= 20) us.push_back(elapsed);  // the first ones warm the caches up
     }
     const double ferry_us = fb::median(us);
-    fb::Row row{"ferry, 1 image end to end (pinned)"};
-    row.ms = ferry_us / 1e3;
-    row.images_per_s = 1e6 / ferry_us;
-    row.gbps = static_cast<double>(one.bytes()) / (ferry_us / 1e6) / 1e9;
-    row.ratio = copy_us / ferry_us;
-    char note[160];
-    std::snprintf(note, sizeof note, "submit->wait %.1f us; pinned %s of the bytes %.1f us; +%.1f us (target <= 20)",
-                  ferry_us, base->is_gpu() ? "cudaMemcpy" : "memcpy", copy_us, ferry_us - copy_us);
-    row.note = note;
-    rows.push_back(row);
+    fb::Row r = row("latency");
+    r.ms = ferry_us / 1e3;
+    r.images_per_s = 1e6 / ferry_us;
+    r.gbps = static_cast<double>(one.bytes()) / (ferry_us / 1e6) / 1e9;
+    r.ratio = base_us / ferry_us;
+    r.target = fb::latency_target(base_us, gpu);
+    char note[240];
+    std::snprintf(note, sizeof note, "submit->wait %.1f us; %s %.1f us; %+.1f us (target <= +%.0f us)", ferry_us,
+                  base->latency_base_description().c_str(), base_us, ferry_us - base_us, fb::kLatencyBudgetUs);
+    r.note = note;
+    fb::judge(r);
+    rows.push_back(r);
   }
 };
 
@@ -238,6 +317,31 @@ ferry_device_kind device_kind_of(const std::string& d) {
   if (d == "cpu") return FERRY_DEVICE_CPU;
   if (d == "cuda") return FERRY_DEVICE_CUDA;
   return FERRY_DEVICE_AUTO;
+}
+
+// The bytes of the packed output of `shape` under `t`.
+std::size_t output_bytes(const fb::Shape& shape, const ferry_transform& t) {
+  static const std::uint8_t any = 0;  // only described, never read
+  const ferry_source probe = make_source(shape, &any);
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  check(ferry_transform_output_info(&info, &probe, &t), "ferry_transform_output_info");
+  return info.bytes;
+}
+
+// The CPU backend's one-image base: ferry_convert of one image from `src`, synchronous there.
+std::function<void(const std::uint8_t*)> convert_one(const Bench& b) {
+  fb::Shape one = b.opt.shape;
+  one.n = 1;
+  auto out = std::make_shared<std::vector<std::uint8_t>>(output_bytes(one, b.transform));
+  return [&b, one, out](const std::uint8_t* src) {
+    const ferry_source s = make_source(one, src);
+    ferry_output o;
+    ferry_output_init(&o, sizeof o);
+    o.data = out->data();
+    o.bytes = out->size();
+    check(ferry_convert(b.ctx, &s, &b.transform, &o, nullptr), "ferry_convert");
+  };
 }
 
 }  // namespace
@@ -252,29 +356,38 @@ int main(int argc, char** argv) try {
   if (o.streams > 0) co.stream_count = o.streams;
   if (o.staging_threads > 0) co.staging_threads = o.staging_threads;
   if (o.in_flight > 0) co.max_batches_in_flight = o.in_flight;
+  if (o.cpu_threads > 0) co.cpu_threads = o.cpu_threads;
   if (o.chunk_mb > 0) co.chunk_bytes = static_cast<std::uint64_t>(o.chunk_mb * (1 << 20));
   check(ferry_context_create(&b.ctx, &co), "ferry_context_create");
   ferry_device_kind kind = FERRY_DEVICE_CPU;
   int index = -1;
   check(ferry_context_device(&kind, &index, b.ctx), "ferry_context_device");
-#if FERRY_HAVE_CUDA
-  b.base = kind == FERRY_DEVICE_CUDA ? fb::make_cuda_baselines(index) : fb::make_cpu_baselines();
-#else
-  b.base = fb::make_cpu_baselines();
-#endif
   b.transform = make_transform(o);
+  // The CPU backend converts on cpu_threads threads, 0 meaning one per hardware thread.
+  b.cpu_threads = co.cpu_threads > 0 ? co.cpu_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+#if FERRY_HAVE_CUDA
+  b.base = kind == FERRY_DEVICE_CUDA ? fb::make_cuda_baselines(index) : fb::make_cpu_baselines(b.cpu_threads, convert_one(b));
+#else
+  b.base = fb::make_cpu_baselines(b.cpu_threads, convert_one(b));
+#endif
+  b.gpu = b.base->is_gpu();
   const std::size_t bytes = o.shape.bytes();
   b.meta.device = b.base->device_name();
-  b.meta.backend = kind == FERRY_DEVICE_CUDA ? "CUDA" : "CPU";
+  b.meta.backend = b.gpu ? "CUDA" : "CPU";
   b.meta.shape = std::to_string(o.shape.n) + "x" + std::to_string(o.shape.h) + "x" + std::to_string(o.shape.w) +
                  "x" + std::to_string(o.shape.c);
   b.meta.dtype = o.dtype;
   b.meta.layout = o.layout;
+  b.meta.limit = b.base->limit_description();
   b.meta.input_bytes = static_cast<long long>(bytes);
   b.meta.iterations = o.iterations;
   b.meta.repeats = o.repeats;
+  b.meta.cpu_threads = b.gpu ? 0 : b.cpu_threads;
   b.meta.pinned_cap_mb = static_cast<double>(co.pinned_cache_bytes) / 1e6;
-  std::fprintf(stderr, "ferry-bench: %s, %s backend\n", b.meta.device.c_str(), b.meta.backend.c_str());
+  if (b.gpu)
+    std::fprintf(stderr, "ferry-bench: %s, CUDA backend\n", b.meta.device.c_str());
+  else
+    std::fprintf(stderr, "ferry-bench: %s, CPU backend, %d conversion threads\n", b.meta.device.c_str(), b.cpu_threads);
 
   void* pinned_raw = nullptr;
   check(ferry_host_alloc(&pinned_raw, b.ctx, bytes), "ferry_host_alloc");
@@ -286,40 +399,25 @@ int main(int argc, char** argv) try {
   for (auto& v : pageable) pageable_ptrs.push_back(v.data());
 
   progress("limit", 0, 1);
-  fb::Row limit{b.base->is_gpu() ? "limit: cudaMemcpy uint8, pinned" : "limit: threaded memcpy (CPU backend)",
-                b.base->is_gpu() ? "H2D of the same uint8 bytes, CUDA events" : "the same bytes, every hardware thread"};
-  limit.ms = b.base->limit_ms(pinned, bytes, o.iterations, o.repeats);
+  fb::Row limit = b.row("limit");
+  limit.ms = b.base->limit_ms(pinned, bytes, output_bytes(o.shape, b.transform), o.iterations, o.repeats);
   b.limit_gbps = static_cast<double>(bytes) / (limit.ms / 1e3) / 1e9;
   b.fill_rates(limit, o.shape.n, bytes);
   b.rows.push_back(limit);
   progress("limit", 1, 1);
 
   progress("naive", 0, 1);
-  fb::Row naive{"naive: CPU fp32 normalize + copy", "one thread, float32 NCHW, then the copy of the floats"};
+  fb::Row naive = b.row("naive");
   naive.ms = b.base->naive_ms(pageable_ptrs[0], o.shape, std::max(1, o.iterations / 4), std::min(3, o.repeats));
   b.fill_rates(naive, o.shape.n, bytes);
   b.rows.push_back(naive);
   progress("naive", 1, 1);
 
   const bool all = o.sources == "all";
-  const bool gpu = b.base->is_gpu();
-  if (all || o.sources == "pinned")
-    b.ferry_row("ferry, pinned source",
-                gpu ? "ferry_host_alloc'd source, DMA straight from it" : "CPU backend: converted from the source",
-                {pinned},
-                FERRY_SOURCE_AUTO);
-  if (all || o.sources == "pageable")
-    b.ferry_row("ferry, pageable fresh (staged)",
-                std::to_string(o.pageable_buffers) +
-                    (gpu ? " unregistered pageable buffers, gathered by the staging threads"
-                         : " pageable buffers; CPU backend: converted from the source"),
-                pageable_ptrs, FERRY_SOURCE_AUTO);
+  if (all || o.sources == "pinned") b.ferry_row("pinned", {pinned}, FERRY_SOURCE_AUTO);
+  if (all || o.sources == "pageable") b.ferry_row("pageable", pageable_ptrs, FERRY_SOURCE_AUTO);
   if (all || o.sources == "registered") {
-    b.ferry_row("ferry, pageable reused (registered)",
-                gpu ? "the same buffers with FERRY_SOURCE_REGISTER: registered once, then DMA"
-                    : "FERRY_SOURCE_REGISTER; CPU backend: only recorded, converted from the source",
-                pageable_ptrs,
-                FERRY_SOURCE_REGISTER);
+    b.ferry_row("registered", pageable_ptrs, FERRY_SOURCE_REGISTER);
     for (const std::uint8_t* p : pageable_ptrs) ferry_host_unregister(b.ctx, p);  // before the buffers are freed
   }
   progress("latency", 0, 1);
@@ -327,9 +425,23 @@ int main(int argc, char** argv) try {
   progress("latency", 1, 1);
 
   fb::print_table(b.meta, b.rows);
-  if (!o.json.empty() && !fb::write_json(o.json, b.meta, b.rows)) {
-    std::fprintf(stderr, "ferry-bench: cannot write %s\n", o.json.c_str());
-    return 1;
+  for (const std::string& path : {o.json, o.svg}) {
+    std::error_code ignored;  // the write below says what went wrong
+    if (!path.empty()) std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
+  }
+  if (!o.json.empty()) {
+    if (!fb::write_json(o.json, b.meta, b.rows)) {
+      std::fprintf(stderr, "ferry-bench: cannot write %s\n", o.json.c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "ferry-bench: wrote %s\n", o.json.c_str());
+  }
+  if (!o.svg.empty()) {
+    if (!fb::write_svg(o.svg, b.meta, b.rows)) {
+      std::fprintf(stderr, "ferry-bench: cannot write %s\n", o.svg.c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "ferry-bench: wrote %s\n", o.svg.c_str());
   }
   check(ferry_host_free(b.ctx, pinned), "ferry_host_free");
   check(ferry_context_destroy(b.ctx), "ferry_context_destroy");

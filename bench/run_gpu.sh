@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ferry's GPU run, for the GPU machine: build for sm_90, run every test (unit
 # and gpu labels), ferry-bench (table + JSON), the Python benchmarks. Logs and
-# JSON go to $OUT (default ./out). Each step's log is $OUT/<step>.log.
+# JSON go to $OUT (default ./out), each ferry-bench JSON with its chart beside it
+# (ferry-bench.svg, ...). Each step's log is $OUT/<step>.log.
 #
 #   bash bench/run_gpu.sh                 # all steps: build test bench python
 #   bash bench/run_gpu.sh build test      # only those (split over several calls
