@@ -29,12 +29,6 @@ ferry_submit_options default_submit_options() {
   return o;
 }
 
-ferry_tensor_info default_tensor_info() {
-  ferry_tensor_info info{};
-  info.struct_size = sizeof info;
-  info.device_index = -1;
-  return info;
-}
 
 }  // namespace
 
@@ -118,7 +112,7 @@ FERRY_API ferry_status ferry_batch_wait_source(ferry_batch_t batch) {
 
 FERRY_API ferry_status ferry_batch_output(ferry_tensor_info* out, ferry_batch_t batch) {
   FERRY_API_BEGIN
-  ferry_tensor_info info = api::read_struct(out, "out", default_tensor_info());  // checks out->struct_size
+  ferry_tensor_info info = api::read_struct(out, "out", core::default_tensor_info());  // checks out->struct_size
   auto b = api::get_batch(batch);
   info = b->info;
   api::write_struct(out, info, "out");

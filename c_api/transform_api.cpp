@@ -13,17 +13,6 @@ using namespace ferry;
 
 namespace {
 
-ferry_tensor_info default_tensor_info() {
-  ferry_tensor_info info{};
-  info.struct_size = sizeof info;
-  info.device_kind = FERRY_DEVICE_CPU;
-  info.device_index = -1;
-  info.dtype = FERRY_DTYPE_FLOAT32;
-  info.layout = FERRY_LAYOUT_NCHW;
-  info.ndim = 4;
-  return info;
-}
-
 bool ranges_overlap(const void* a, std::uint64_t a_bytes, const void* b, std::uint64_t b_bytes) {
   const auto pa = reinterpret_cast<std::uintptr_t>(a), pb = reinterpret_cast<std::uintptr_t>(b);
   return pa < pb + b_bytes && pb < pa + a_bytes;
@@ -70,7 +59,7 @@ FERRY_API ferry_status ferry_output_init(ferry_output* out, size_t struct_size) 
 
 FERRY_API ferry_status ferry_tensor_info_init(ferry_tensor_info* out, size_t struct_size) {
   FERRY_API_BEGIN
-  api::init_struct(out, struct_size, default_tensor_info(), "out");
+  api::init_struct(out, struct_size, core::default_tensor_info(), "out");
   FERRY_API_END
 }
 

@@ -8,5 +8,6 @@
 #include "ferry/memory.h"
 #include "ferry/transform.h"
 #include "ferry/batch.h"
+#include "ferry/tensor.h"
 
 #endif /* FERRY_FERRY_H */

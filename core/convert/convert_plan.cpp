@@ -295,6 +295,17 @@ ferry_output default_output() {
   return o;
 }
 
+ferry_tensor_info default_tensor_info() {
+  ferry_tensor_info info{};
+  info.struct_size = sizeof info;
+  info.device_kind = FERRY_DEVICE_CPU;
+  info.device_index = -1;
+  info.dtype = FERRY_DTYPE_FLOAT32;
+  info.layout = FERRY_LAYOUT_NCHW;
+  info.ndim = 4;
+  return info;
+}
+
 ConvertPlan make_convert_plan(const ferry_source& source, const ferry_transform& transform,
                               const ferry_output* output) {
   ConvertPlan plan;

@@ -95,6 +95,7 @@ struct ConvertPlan {
 ferry_source default_source();
 ferry_transform default_transform();
 ferry_output default_output();
+ferry_tensor_info default_tensor_info();
 
 // Validates everything and folds the arithmetic. output may be NULL: a packed
 // output (its data and bytes are not checked either). Throws ferry::Error

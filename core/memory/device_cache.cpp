@@ -16,8 +16,10 @@ DeviceCache::DeviceCache(MemoryBackend& backend, EventPool& events, Options opti
 DeviceCache::~DeviceCache() {
   for (auto& arena : arenas_) {
     std::lock_guard<std::mutex> lock(arena->mutex);
-    for (const SegmentSpan& s : arena->blocks.take_all_segments())
+    for (const SegmentSpan& s : arena->blocks.take_all_segments()) {
+      if (options_.orphans != nullptr && options_.orphans->adopt(s.base, s.size)) continue;
       backend_.device_free(reinterpret_cast<void*>(s.base));
+    }
   }
 }
 

@@ -28,6 +28,7 @@
 #include "core/memory/block_arena.h"
 #include "core/memory/memory_backend.h"
 #include "core/memory/memory_counters.h"
+#include "core/memory/orphan_segments.h"
 #include "core/memory/stream_epochs.h"
 #include "core/streams/event_pool.h"
 
@@ -43,10 +44,14 @@ class DeviceCache {
     std::vector<StreamHandle> long_lived_streams;
     unsigned arenas = 8;
     SizePolicy policy = SizePolicy::device();
+    // At destruction, segments holding blocks held beyond the context's life
+    // go here instead of back to the backend; null: every segment is freed.
+    std::shared_ptr<OrphanSegments> orphans;
   };
 
   DeviceCache(MemoryBackend& backend, EventPool& events, Options options);
-  // Gives every segment back, blocks still handed out included.
+  // Gives every segment back, blocks still handed out included, except the
+  // segments Options::orphans adopts.
   ~DeviceCache();
   DeviceCache(const DeviceCache&) = delete;
   DeviceCache& operator=(const DeviceCache&) = delete;

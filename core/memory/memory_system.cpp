@@ -41,6 +41,7 @@ MemorySystem::MemorySystem(std::unique_ptr<MemoryBackend> backend, const ferry_c
 }
 
 void MemorySystem::build(const ferry_context_options& options) {
+  orphans_ = std::make_shared<OrphanSegments>(backend_);
   event_pool_ = std::make_unique<EventPool>(*backend_);
   stream_pool_ = std::make_unique<StreamPool>(*backend_, options.stream_count, options.high_priority_streams != 0);
   PinnedPool::Options pinned;
@@ -54,6 +55,7 @@ void MemorySystem::build(const ferry_context_options& options) {
   device.max_cached_bytes = to_size(options.device_cache_bytes);
   device.long_lived_streams = stream_pool_->streams();
   device.arenas = arena_count();
+  device.orphans = orphans_;
   device_ = std::make_unique<DeviceCache>(*backend_, *event_pool_, device);
 }
 

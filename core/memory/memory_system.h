@@ -19,6 +19,7 @@
 #include "core/memory/device_cache.h"
 #include "core/memory/host_registry.h"
 #include "core/memory/memory_backend.h"
+#include "core/memory/orphan_segments.h"
 #include "core/memory/pinned_pool.h"
 #include "core/streams/event_pool.h"
 #include "core/streams/stream_pool.h"
@@ -46,6 +47,9 @@ class MemorySystem {
   const PinnedPool& pinned_pool() const noexcept { return *pinned_; }
   const HostRegistry& registry() const noexcept { return *registry_; }
   const DeviceCache& device_cache() const noexcept { return *device_; }
+  // Where device blocks held beyond the context's life go when it is destroyed
+  // (see orphan_segments.h); shared, so holders may outlive this object.
+  const std::shared_ptr<OrphanSegments>& orphans() const noexcept { return orphans_; }
 
   // Whether [ptr, ptr + bytes) lies in pinned memory ferry_host_alloc handed out.
   bool is_ferry_pinned(const void* ptr, std::size_t bytes) const { return pinned_->contains(ptr, bytes); }
@@ -60,7 +64,8 @@ class MemorySystem {
  private:
   void build(const ferry_context_options& options);
 
-  std::unique_ptr<MemoryBackend> backend_;
+  std::shared_ptr<MemoryBackend> backend_;  // shared with orphans_, which may outlive the context
+  std::shared_ptr<OrphanSegments> orphans_;
   std::unique_ptr<EventPool> event_pool_;
   std::unique_ptr<StreamPool> stream_pool_;
   std::unique_ptr<PinnedPool> pinned_;

@@ -27,6 +27,7 @@
 #include "core/error.h"
 #include "core/memory/memory_backend.h"
 #include "core/stage/chunk_planner.h"
+#include "core/stage/output_block.h"
 #include "core/stage/sample_layout.h"
 #include "ferry/batch.h"
 
@@ -78,6 +79,9 @@ class Batch : public std::enable_shared_from_this<Batch> {
   std::vector<ChunkWork> chunks;
   void* output = nullptr;
   bool owns_output = false;
+  // The ferry-allocated output, shared with tensor references (under mutex
+  // once the batch is running; reset when its resources are given back).
+  std::shared_ptr<OutputBlock> output_block;
   ferry_tensor_info info{};
   std::size_t home_index = 0;
   StreamHandle home_stream = nullptr;       // output allocated and done recorded here

@@ -78,9 +78,12 @@ Stager::Stager(Parts parts)
       counters_(*parts_.counters),
       engine_(engine_for(parts_)),
       link_(std::make_shared<StagerLink>()),
+      output_home_(std::make_shared<OutputHome>()),
       gate_(parts_.options.max_batches_in_flight, parts_.counters->busy_ns),
       staging_pool_(parts_.convert_on_host ? 1 : default_staging_threads(parts_.options.staging_threads)) {
   link_->stager = this;
+  output_home_->stager = this;
+  output_home_->orphans = memory_.orphans();
   StreamPool& pool = memory_.stream_pool();
   streams_ = pool.streams();
   normal_streams_ = streams_.size();
@@ -117,6 +120,13 @@ Stager::~Stager() {
     }
     link_->live.clear();
     link_->stager = nullptr;
+  }
+  {
+    // Outputs still held by tensor references outlive the context: the device
+    // cache, destroyed next, leaves their segments to the orphan registry.
+    std::lock_guard<std::mutex> lock(output_home_->mutex);
+    for (OutputBlock* block : output_home_->live) output_home_->orphans->hold(block->data());
+    output_home_->stager = nullptr;
   }
   inputs_.reset();
   ring_.reset();
@@ -244,7 +254,15 @@ void Stager::allocate_output(Batch& b, const ferry_output* output) {
   if (output != nullptr) {
     b.output = output->data;
   } else {
-    b.output = memory_.device_cache().allocate(static_cast<std::size_t>(b.plan.out_extent), b.home_stream);
+    DeviceCache& cache = memory_.device_cache();
+    b.output = cache.allocate(static_cast<std::size_t>(b.plan.out_extent), b.home_stream);
+    try {
+      b.output_block = std::make_shared<OutputBlock>(output_home_, b.output, b.home_stream);
+    } catch (...) {
+      cache.free(b.output, b.home_stream);
+      b.output = nullptr;
+      throw;
+    }
     b.owns_output = true;
   }
   if (!engine_->asynchronous() || b.route == BatchRoute::kConvertOnHost) return;

@@ -88,6 +88,9 @@ class Stager {
 
   // Gives the batch's device resources back (link->mutex held by the caller).
   void free_resources_locked(Batch& batch) noexcept;
+  // A ferry-allocated output whose last owner let go (see output_block.h):
+  // back to the device cache after `home_stream` and every consumer stream.
+  void return_output(void* data, StreamHandle home_stream, const std::vector<StreamHandle>& consumers) noexcept;
 
   const std::shared_ptr<StagerLink>& link() const noexcept { return link_; }
   CopyEngine& engine() noexcept { return *engine_; }
@@ -120,6 +123,7 @@ class Stager {
   PipelineCounters& counters_;
   std::unique_ptr<CopyEngine> engine_;
   std::shared_ptr<StagerLink> link_;
+  std::shared_ptr<OutputHome> output_home_;
   int link_users_ = 0;  // under link_->mutex: batch operations running
   std::condition_variable link_idle_;
   std::vector<StreamHandle> streams_;  // the pool's, then this stager's high-priority ones

@@ -107,24 +107,18 @@ void Stager::free_resources_locked(Batch& b) noexcept {
   if (b.resources_freed) return;
   b.resources_freed = true;
   const std::vector<StreamHandle> consumers = b.consumers;
+  std::shared_ptr<OutputBlock> block = std::move(b.output_block);
   lock.unlock();
-  MemoryBackend& backend = memory_.backend();
   EventPool& events = memory_.event_pool();
-  try {
-    DeviceScope scope(*engine_);
-    if (b.owns_output && b.output != nullptr) {
-      // Streams the caller made wait for the output may still read it: the
-      // block goes back in their order too, not only the home stream's.
-      for (StreamHandle consumer : consumers) {
-        if (consumer == b.home_stream) continue;
-        EventLease used(events);
-        backend.event_record(used.get(), consumer);
-        engine_->stream_wait(b.home_stream, used.get());
+  if (block != nullptr) {
+    for (StreamHandle consumer : consumers) {
+      try {
+        block->add_consumer(consumer);
+      } catch (...) {
+        // No memory to note it: the consumer's order is lost, the block still goes back.
       }
-      memory_.device_cache().free(b.output, b.home_stream);
     }
-  } catch (...) {
-    // The cache frees its segments when the context goes.
+    block.reset();  // the block goes back now, unless a tensor reference holds it
   }
   b.output = nullptr;
   if (b.done_event != nullptr && b.owns_done_event) events.release(b.done_event);
@@ -135,6 +129,24 @@ void Stager::free_resources_locked(Batch& b) noexcept {
     engine_->timing_event_release(w.copied);
     engine_->timing_event_release(w.done);
     w.start = w.copied = w.done = nullptr;
+  }
+}
+
+void Stager::return_output(void* data, StreamHandle home_stream,
+                           const std::vector<StreamHandle>& consumers) noexcept {
+  try {
+    DeviceScope scope(*engine_);
+    // Streams made to wait for the output may still read it: the block goes
+    // back in their order too, not only the home stream's.
+    for (StreamHandle consumer : consumers) {
+      if (consumer == home_stream) continue;
+      EventLease used(memory_.event_pool());
+      memory_.backend().event_record(used.get(), consumer);
+      engine_->stream_wait(home_stream, used.get());
+    }
+    memory_.device_cache().free(data, home_stream);
+  } catch (...) {
+    // The cache frees its segments when the context goes.
   }
 }
 

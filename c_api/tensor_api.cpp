@@ -1,0 +1,72 @@
+// Tensor references in the C ABI (ferry/tensor.h): ids in a process-wide
+// table (tag 0x7E), independent of any context, so a reference stays usable
+// after its batch is released and its context destroyed.
+#include <cstdint>
+#include <memory>
+
+#include "c_api/api_guard.h"
+#include "c_api/batch_table.h"
+#include "c_api/handle_table.h"
+#include "c_api/handles.h"
+#include "c_api/struct_io.h"
+#include "core/convert/convert_plan.h"
+#include "core/stage/batch.h"
+#include "ferry/tensor.h"
+
+using namespace ferry;
+
+namespace {
+
+// One reference: what the output looked like, and the block that keeps it
+// (null for a caller's own output).
+struct TensorReference {
+  ferry_tensor_info info{};
+  std::shared_ptr<core::OutputBlock> block;
+};
+
+api::HandleTable<TensorReference>& tensor_table() {
+  // Leaked on purpose, like the other tables: a binding may release a
+  // reference from a static destructor after ours would have run.
+  static auto* table = new api::HandleTable<TensorReference>(0x7E, "ferry_tensor_t");
+  return *table;
+}
+
+std::uint64_t tensor_id(ferry_tensor_t tensor) { return reinterpret_cast<std::uintptr_t>(tensor); }
+
+}  // namespace
+
+extern "C" {
+
+FERRY_API ferry_status ferry_batch_retain_output(ferry_tensor_t* out, ferry_batch_t batch) {
+  FERRY_API_BEGIN
+  api::require(out, "out");
+  std::shared_ptr<core::Batch> b = api::get_batch(batch);
+  auto reference = std::make_shared<TensorReference>();
+  {
+    std::lock_guard<std::mutex> lock(b->mutex);
+    FERRY_EXPECT(!b->resources_freed && !b->detached, FERRY_ERR_INVALID_HANDLE,
+                 "batch was released or its context was destroyed");
+    reference->info = b->info;
+    reference->block = b->output_block;
+  }
+  *out = reinterpret_cast<ferry_tensor_t>(static_cast<std::uintptr_t>(tensor_table().insert(std::move(reference))));
+  FERRY_API_END
+}
+
+FERRY_API ferry_status ferry_tensor_describe(ferry_tensor_info* out, ferry_tensor_t tensor) {
+  FERRY_API_BEGIN
+  api::read_struct(out, "out", core::default_tensor_info());  // checks out->struct_size
+  std::shared_ptr<TensorReference> reference = tensor_table().get(tensor_id(tensor), "tensor");
+  api::write_struct(out, reference->info, "out");
+  FERRY_API_END
+}
+
+FERRY_API ferry_status ferry_tensor_release(ferry_tensor_t tensor) {
+  FERRY_API_BEGIN
+  if (tensor == nullptr) return FERRY_OK;
+  // Dropped at the end of this scope: the block goes home if this was its last owner.
+  std::shared_ptr<TensorReference> reference = tensor_table().take(tensor_id(tensor), "tensor");
+  FERRY_API_END
+}
+
+}  // extern "C"

@@ -1,0 +1,57 @@
+// OutputBlock: a batch's output that ferry allocated, owned jointly by the
+// batch and by every tensor reference taken on it (ferry_batch_retain_output).
+//
+// The last owner to let go gives the block back:
+//   - while the context lives, to its device cache in stream order: after the
+//     batch's own work (its home stream) and after every stream that was made
+//     to wait for the output (those streams must still exist then);
+//   - once the context is destroyed, to OrphanSegments, which frees the
+//     block's segment when its last held block goes.
+// So a tensor made from a batch stays valid after the batch is released and
+// after its context is destroyed, for as long as its holder keeps it.
+//
+// Thread-safe; the destructor may run on any thread.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+#include <vector>
+
+#include "core/memory/memory_backend.h"
+#include "core/memory/orphan_segments.h"
+
+namespace ferry::core {
+
+class Stager;
+class OutputBlock;
+
+// How outputs get home; outlives the stager. Lock order: a StagerLink's mutex
+// before this one.
+struct OutputHome {
+  std::mutex mutex;
+  Stager* stager = nullptr;                 // null once the context is being destroyed
+  std::shared_ptr<OrphanSegments> orphans;  // where blocks go after that
+  std::unordered_set<OutputBlock*> live;
+};
+
+class OutputBlock {
+ public:
+  OutputBlock(std::shared_ptr<OutputHome> home, void* data, StreamHandle home_stream);
+  ~OutputBlock();
+  OutputBlock(const OutputBlock&) = delete;
+  OutputBlock& operator=(const OutputBlock&) = delete;
+
+  void* data() const noexcept { return data_; }
+  // A stream that was made to wait for the output: the block goes back in its order too.
+  void add_consumer(StreamHandle stream);
+
+ private:
+  std::shared_ptr<OutputHome> home_;
+  void* const data_;
+  const StreamHandle home_stream_;
+  std::mutex mutex_;
+  std::vector<StreamHandle> consumers_;
+};
+
+}  // namespace ferry::core
