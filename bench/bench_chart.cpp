@@ -111,7 +111,11 @@ std::string chart_svg(const Meta& meta, const std::vector<Row>& rows) {
     value = line;
     if (r.met == Met::yes) value += "  met (" + r.target.text + ")";
     if (r.met == Met::no) value += "  MISSED (" + r.target.text + (r.missed.empty() ? "" : "; " + r.missed) + ")";
-    append(values, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">%s</text>\n", text_x + 7,
+    if (text_x < x_of(1.0) && text_x > x_of(1.0) - 12) text_x = x_of(1.0);  // not on the limit line
+    append(values,
+           "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"3\" "
+           "paint-order=\"stroke\">%s</text>\n",
+           text_x + 7,
            bar_y + kBarH / 2 + 4.5, r.met == Met::no ? "#b71c1c" : "#212121", xml_escape(value).c_str());
   }
 
