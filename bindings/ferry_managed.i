@@ -24,15 +24,25 @@ static void ferry_managed_batch_done(ferry_batch_t, ferry_status, void* hold) {
 %extend ferry_context_s {
   /* ferry_batch_submit; `hold` (NULL: none) is given back to
    * ferry_managed_release_hold exactly once: by the completion callback, or
-   * here when the submit fails. */
+   * here when the submit fails. hold_data (not NULL): the source's pixels are
+   * there, hold_bytes long (C#: the array the hold pins), not at source->data. */
   ferry_batch_s* submit_holding(const ferry_source* source, const ferry_transform* transform,
-                                const ferry_output* output, const ferry_submit_options* options, void* hold) {
-    if (hold == NULL) {
-      ferry_batch_t batch = NULL;
-      ferry_binding::check(ferry_batch_submit(&batch, $self, source, transform, output, options));
-      return batch;
-    }
+                                const ferry_output* output, const ferry_submit_options* options, void* hold,
+                                const void* hold_data = NULL, size_t hold_bytes = 0) {
     try {
+      ferry_source with_data;
+      if (source != NULL && hold_data != NULL) {
+        with_data = *source;
+        with_data.data = hold_data;
+        with_data.bytes = hold_bytes;
+        with_data.samples = NULL;
+        source = &with_data;
+      }
+      if (hold == NULL) {
+        ferry_batch_t batch = NULL;
+        ferry_binding::check(ferry_batch_submit(&batch, $self, source, transform, output, options));
+        return batch;
+      }
       return ferry_binding::submit_with_callback($self, source, transform, output, options,
                                                  ferry_managed_batch_done, hold);
     } catch (...) {

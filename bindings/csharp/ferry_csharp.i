@@ -19,6 +19,18 @@ static void ferry_cs_raise(int status, const char* message) {
 }
 #define FERRY_BINDING_RAISE(status, message, null_value) \
   do { ferry_cs_raise((int)(status), message); return null_value; } while (0)
+
+/* A hold on a source (ferry_managed.i) is a GCHandle (as IntPtr) that pins a
+ * managed array; ferry's completion callback frees it through this C#
+ * delegate, from a ferry thread (the runtime attaches it). */
+typedef void (SWIGSTDCALL* FerryReleaseHoldCallback)(void* hold);
+static FerryReleaseHoldCallback ferry_cs_release_hold_callback = NULL;
+extern "C" SWIGEXPORT void SWIGSTDCALL FerryRegisterReleaseHoldCallback(FerryReleaseHoldCallback callback) {
+  ferry_cs_release_hold_callback = callback;
+}
+static void ferry_managed_release_hold(void* hold) {
+  if (hold != NULL && ferry_cs_release_hold_callback != NULL) ferry_cs_release_hold_callback(hold);
+}
 %}
 %pragma(csharp) imclasscode=%{
   internal class FerryRaiseHelper {
@@ -33,6 +45,20 @@ static void ferry_cs_raise(int status, const char* message) {
     static FerryRaiseHelper() { Register(raiseDelegate); }
   }
   static FerryRaiseHelper ferryRaiseHelper = new FerryRaiseHelper();
+
+  /// <summary>Frees the GCHandle that pinned a source, when ferry no longer reads it.</summary>
+  internal class FerryHoldHelper {
+    public delegate void ReleaseDelegate(global::System.IntPtr hold);
+    static ReleaseDelegate releaseDelegate = new ReleaseDelegate(Release);
+    [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint="FerryRegisterReleaseHoldCallback")]
+    static extern void Register(ReleaseDelegate callback);
+    [global::AOT.MonoPInvokeCallback(typeof(ReleaseDelegate))]
+    static void Release(global::System.IntPtr hold) {
+      global::System.Runtime.InteropServices.GCHandle.FromIntPtr(hold).Free();
+    }
+    static FerryHoldHelper() { Register(releaseDelegate); }
+  }
+  static FerryHoldHelper ferryHoldHelper = new FerryHoldHelper();
   static readonly bool ferryVersionChecked = VersionCheck.Run();
 %}
 
@@ -98,3 +124,4 @@ static void ferry_cs_raise(int status, const char* message) {
 %typemap(in) void* const* addresses "$1 = ($1_ltype)$input;"
 
 %include "ferry_csharp_handles.i"
+%include "ferry_managed.i"

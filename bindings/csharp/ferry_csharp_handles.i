@@ -1,28 +1,64 @@
-/* ferry bindings, C#: the C# side of Context, Batch, Source and Transform:
- * Submit overloads that keep their inputs reachable until the batch is
- * disposed; byte[] / Span<byte> sources pinned for the call; array setters. */
+/* ferry bindings, C#: the C# side of Context, Batch, Source, Transform and
+ * TensorInfo: Submit overloads; a byte[] source set with Source.SetBuffer is
+ * pinned by a GCHandle that the batch's completion callback frees (however
+ * the Batch is dropped); byte[] / Span<byte> sources pinned for the call;
+ * Transform arrays checked as written; ToString(). */
 
 %rename(SubmitNative) ferry_context_s::submit;
 %csmethodmodifiers ferry_context_s::submit "internal";
+%csmethodmodifiers ferry_context_s::submit_holding "internal";
 %rename(SubmitPinnedNative) ferry_context_s::submit_and_wait_source;
 %csmethodmodifiers ferry_context_s::submit_and_wait_source "internal";
+%rename(ConvertNative) ferry_context_s::convert;
+%csmethodmodifiers ferry_context_s::convert "internal";
+%rename(TransformOutputInfoNative) transform_output_info;
+%csmethodmodifiers transform_output_info "internal";
+%csmethodmodifiers ferry_batch_s::describe "internal";
+%csmethodmodifiers ferry_tensor_info::describe "internal";
+
+/* Transform's array setters: the C# methods below remember each length. */
+%ignore ferry_transform::set_mean;
+%ignore ferry_transform::set_std;
+%csmethodmodifiers ferry_transform::set_mean_values "internal";
+%csmethodmodifiers ferry_transform::set_std_values "internal";
+%csmethodmodifiers ferry_transform::check_value_lengths "internal";
 %csmethodmodifiers ferry_transform::set_channel_map "internal";
-%csmethodmodifiers ferry_transform::set_mean "internal";
-%csmethodmodifiers ferry_transform::set_std "internal";
 %csmethodmodifiers ferry_transform::set_per_sample_mean "internal";
 %csmethodmodifiers ferry_transform::set_per_sample_std "internal";
 %csmethodmodifiers ferry_transform::set_per_sample_crop "internal";
 %csmethodmodifiers ferry_transform::set_per_sample_mirror "internal";
 %csmethodmodifiers ferry_source::set_samples "internal";
 
+%pragma(csharp) modulecode=%{
+  /// <summary>The packed output that source and transform give (ferry_transform_output_info), with
+  /// the transform's mean/std lengths checked against the channels as at Submit.</summary>
+  public static TensorInfo TransformOutputInfo(Source source, Transform transform) {
+    if (transform != null) transform.CheckLengths(source);
+    return TransformOutputInfoNative(source, transform);
+  }
+%}
+
 %typemap(cscode) ferry_context_s %{
-  /// <summary>Submits a batch; returns at once. The source memory (Source.Data or its samples)
-  /// is read asynchronously: keep it unchanged until Batch.SourceReusable() or WaitSource().
-  /// The batch keeps source, transform, output and this context reachable until disposed.
-  /// transform, output and options may be null for the defaults.</summary>
+  /// <summary>Submits a batch; returns at once. The source memory is read asynchronously: keep it
+  /// unchanged until Batch.SourceReusable() or WaitSource(). A byte[] set with Source.SetBuffer is
+  /// pinned until ferry no longer reads it, even if the Batch is dropped without Dispose().
+  /// transform, output and options may be null for the defaults. Throws InvalidArgumentException
+  /// when the transform's mean or std has neither 1 value nor one per output channel.</summary>
   public Batch Submit(Source source, Transform transform = null, Output output = null, SubmitOptions options = null) {
-    Batch batch = SubmitNative(source, transform, output, options);
-    batch.KeepAlive = new object[] { this, source, transform, output };
+    if (transform != null) transform.CheckLengths(source);
+    Batch batch;
+    byte[] array = source == null ? null : source.Buffer;
+    if (array == null) {
+      batch = SubmitHolding(source, transform, output, options, global::System.IntPtr.Zero);
+    } else {
+      // Freed by the completion callback, or by SubmitHolding when the submit fails.
+      var pin = global::System.Runtime.InteropServices.GCHandle.Alloc(array,
+          global::System.Runtime.InteropServices.GCHandleType.Pinned);
+      global::System.IntPtr data = new global::System.IntPtr(pin.AddrOfPinnedObject().ToInt64() + source.BufferOffset);
+      batch = SubmitHolding(source, transform, output, options,
+          global::System.Runtime.InteropServices.GCHandle.ToIntPtr(pin), data, (ulong)source.BufferCount);
+    }
+    batch.KeepAlive = this;
     return batch;
   }
 
@@ -45,37 +81,136 @@
 #endif
 
   Batch SubmitPinned(Source source, global::System.IntPtr data, ulong bytes, Transform transform, Output output, SubmitOptions options) {
+    if (transform != null) transform.CheckLengths(source);
     Batch batch = SubmitPinnedNative(source, data, bytes, transform, output, options);
-    batch.KeepAlive = new object[] { this, transform, output };
+    batch.KeepAlive = this;
     return batch;
+  }
+
+  /// <summary>ferry_convert: data already in the context's memory; stream IntPtr.Zero is the
+  /// legacy stream.</summary>
+  public void Convert(Source source, Transform transform, Output output, global::System.IntPtr stream = default(global::System.IntPtr)) {
+    if (transform != null) transform.CheckLengths(source);
+    ConvertNative(source, transform, output, stream);
   }
 %}
 
 %typemap(cscode) ferry_batch_s %{
-  internal object[] KeepAlive;
+  internal Context KeepAlive;
+
+  /// <summary>The state and output, e.g. "Batch(complete, float32 NCHW [2, 3, 224, 224] on CPU, ...)".</summary>
+  public override string ToString() {
+    return "Batch(" + (swigCPtr.Handle == global::System.IntPtr.Zero ? "disposed" : Describe()) + ")";
+  }
 %}
 
 %typemap(cscode) ferry_source %{
   /// <summary>One address per sample (each SampleBytes long); sets N.</summary>
   public void SetSamples(params global::System.IntPtr[] addresses) {
     SetSamples(addresses, addresses == null ? 0UL : (ulong)addresses.Length);
+    Buffer = null;
   }
   /// <summary>Shape of the batch: n images of h x w x c (layout NHWC unless set).</summary>
   public Source SetShape(long n, long h, long w, long c) {
     N = n; H = h; W = w; C = c;
     return this;
   }
+
+  /// <summary>The managed array set with SetBuffer, or null.</summary>
+  public byte[] Buffer { get; private set; }
+  internal int BufferOffset, BufferCount;
+
+  /// <summary>Uses data[offset, offset + count) (count -1: to the end) as the batch's pixels,
+  /// without a copy: Submit(source, ...) pins the array and returns at once; the array stays
+  /// pinned (and alive) until ferry no longer reads it, even if the Batch is dropped. Keep it
+  /// unchanged until Batch.SourceReusable(). Data, Bytes and samples are then ignored; SetBuffer(null)
+  /// goes back to them.</summary>
+  public Source SetBuffer(byte[] data, int offset = 0, int count = -1) {
+    if (data != null && (offset < 0 || offset > data.Length || count < -1 || (count >= 0 && count > data.Length - offset)))
+      throw new InvalidArgumentException("offset " + offset + " and count " + count + " are outside the array of "
+                                         + data.Length + " bytes");
+    Buffer = data;
+    BufferOffset = offset;
+    BufferCount = data == null ? 0 : (count < 0 ? data.Length - offset : count);
+    return this;
+  }
 %}
 
 %typemap(cscode) ferry_transform %{
+  long meanLength, stdLength, perSampleMeanLength, perSampleStdLength, perSampleCropLength, perSampleMirrorLength;
+
   public void SetChannelMap(params int[] values) { SetChannelMap(values, Count(values)); }
-  public void SetMean(params float[] values) { SetMean(values, Count(values)); }
-  public void SetStd(params float[] values) { SetStd(values, Count(values)); }
-  /// <summary>Rows of OutChannels values, one row per sample.</summary>
-  public void SetPerSampleMean(float[] values, long samples) { SetPerSampleMean(values, Count(values), samples); }
-  public void SetPerSampleStd(float[] values, long samples) { SetPerSampleStd(values, Count(values), samples); }
+
+  /// <summary>The mean subtracted from each output channel (after scale): one value for every
+  /// channel, or exactly one per output channel (the source's C, or OutChannels; PadChannelsTo4
+  /// adds none). Checked at Submit, where the channels are known: any other length throws
+  /// InvalidArgumentException naming mean, its length and the channel count.</summary>
+  public Transform SetMean(params float[] values) {
+    SetMeanValues(values, Count(values));
+    meanLength = values.Length;
+    return this;
+  }
+  /// <summary>The std each output channel is divided by: lengths as for SetMean.</summary>
+  public Transform SetStd(params float[] values) {
+    SetStdValues(values, Count(values));
+    stdLength = values.Length;
+    return this;
+  }
+  /// <summary>Rows of one value per output channel, one row per sample (checked at Submit).</summary>
+  public Transform SetPerSampleMean(float[] values, long samples) {
+    SetPerSampleMean(values, Count(values), samples);
+    perSampleMeanLength = values.Length;
+    return this;
+  }
+  public Transform SetPerSampleStd(float[] values, long samples) {
+    SetPerSampleStd(values, Count(values), samples);
+    perSampleStdLength = values.Length;
+    return this;
+  }
   /// <summary>x, y, w, h per sample, flattened.</summary>
-  public void SetPerSampleCrop(params long[] values) { SetPerSampleCrop(values, Count(values)); }
-  public void SetPerSampleMirror(params byte[] values) { SetPerSampleMirror(values, Count(values)); }
+  public Transform SetPerSampleCrop(params long[] values) {
+    SetPerSampleCrop(values, Count(values));
+    perSampleCropLength = values.Length;
+    return this;
+  }
+  public Transform SetPerSampleMirror(params byte[] values) {
+    SetPerSampleMirror(values, Count(values));
+    perSampleMirrorLength = values.Length;
+    return this;
+  }
+  /// <summary>The output dtype by name: see DTypes.Parse.</summary>
+  public Transform SetOutDtype(string name) {
+    OutDtype = DTypes.Parse(name);
+    return this;
+  }
+  /// <summary>The output layout by name, "NCHW" or "NHWC".</summary>
+  public Transform SetOutLayout(string name) {
+    OutLayout = Layouts.Parse(name);
+    return this;
+  }
+
+  internal void CheckLengths(Source source) {
+    CheckValueLengths(source, meanLength, stdLength, perSampleMeanLength, perSampleStdLength, perSampleCropLength,
+                      perSampleMirrorLength);
+  }
   static ulong Count(global::System.Array values) { return values == null ? 0UL : (ulong)values.Length; }
+%}
+
+%typemap(cscode) ferry_tensor_info %{
+  /// <summary>The shape, in memory-layout order (N,C,H,W or N,H,W,C).</summary>
+  public long[] Shape() {
+    var shape = new long[Ndim];
+    for (int i = 0; i < shape.Length; ++i) shape[i] = ShapeAt(i);
+    return shape;
+  }
+  /// <summary>The strides in bytes, in the order of Shape().</summary>
+  public long[] Strides() {
+    var strides = new long[Ndim];
+    for (int i = 0; i < strides.Length; ++i) strides[i] = StrideAt(i);
+    return strides;
+  }
+  /// <summary>e.g. "TensorInfo(float32 NCHW [2, 3, 224, 224] on CPU, 1204224 bytes at 0x7f.. (strides ...))".</summary>
+  public override string ToString() {
+    return "TensorInfo(" + (swigCPtr.Handle == global::System.IntPtr.Zero ? "disposed" : Describe()) + ")";
+  }
 %}

@@ -80,7 +80,9 @@ public class FerryTests {
     using (var t = new Transform()) {
       t.SetMean(0.5f, 0.25f, 0.125f);
       Assert.AreEqual(0.25f, t.MeanAt(1));
-      Assert.Throws<OutOfRangeException>(() => t.SetMean(new float[5]));
+      var e = Assert.Throws<InvalidArgumentException>(() => t.SetMean(new float[5]));
+      StringAssert.Contains("mean has 5 values", e.Message);
+      Assert.Throws<InvalidArgumentException>(() => t.SetMean());
       Assert.Throws<InvalidArgumentException>(() => t.SetStd(null));
       Assert.Throws<OutOfRangeException>(() => t.MeanAt(4));
     }
@@ -165,6 +167,192 @@ public class FerryTests {
     }
     foreach (var thread in threads) thread.Join();
     Assert.IsEmpty(errors);
+  }
+
+  static float[] ConvertNhwc(Context ctx, byte[] data, long n, long c, Transform t) {
+    using (var source = new Source().SetShape(n, 4, 5, c))
+    using (Batch batch = ctx.Submit(source, data, t)) {
+      batch.Wait();
+      using (TensorInfo info = batch.Output()) {
+        var values = new float[info.Bytes / 4];
+        Marshal.Copy(info.Data, values, 0, values.Length);
+        return values;
+      }
+    }
+  }
+
+  [Test]
+  public void OneMeanOrStdValueIsForEveryChannel() {
+    byte[] data = Pixels(1 * 4 * 5 * 3);
+    using (Context ctx = CpuContext())
+    using (var t = new Transform()) {
+      t.OutLayout = Layout.Nhwc;
+      t.SetMean(0.5f).SetStd(0.25f);
+      float[] values = ConvertNhwc(ctx, data, 1, 3, t);
+      for (int i = 0; i < data.Length; ++i) Assert.AreEqual((data[i] / 255.0f - 0.5f) / 0.25f, values[i], 1e-5f, "element " + i);
+    }
+  }
+
+  [Test]
+  public void MeanAndStdLengthsAreCheckedAgainstTheChannels() {
+    byte[] data = Pixels(1 * 4 * 5 * 4);
+    using (Context ctx = CpuContext())
+    using (var source = new Source().SetShape(1, 4, 5, 3))
+    using (var t = new Transform()) {
+      t.SetMean(0.5f, 0.5f);  // 2 values, 3 channels
+      var e = Assert.Throws<InvalidArgumentException>(() => ctx.Submit(source, data, t));
+      StringAssert.Contains("mean has 2 values", e.Message);
+      StringAssert.Contains("3 channels", e.Message);
+      t.SetMean(0.1f, 0.2f, 0.3f, 0.4f);  // 4 values, 3 channels
+      e = Assert.Throws<InvalidArgumentException>(() => ctx.Submit(source, data, t));
+      StringAssert.Contains("mean has 4 values", e.Message);
+      Assert.Throws<InvalidArgumentException>(() => Library.TransformOutputInfo(source, t));
+      source.SetBuffer(data);
+      Assert.Throws<InvalidArgumentException>(() => ctx.Submit(source, t));
+      source.SetBuffer(null);
+      t.SetMean(0.1f, 0.2f, 0.3f).SetStd(1f, 2f);
+      e = Assert.Throws<InvalidArgumentException>(() => ctx.Submit(source, data, t));
+      StringAssert.Contains("std has 2 values", e.Message);
+      t.SetStd(1f, 2f, 3f);
+      ctx.Submit(source, data, t).Dispose();
+
+      // A channel map of 2 out of 4, padded to 4: mean and std are for the 2 mapped channels.
+      source.SetShape(1, 4, 5, 4);
+      t.OutChannels = 2;
+      t.SetChannelMap(2, 0);
+      t.PadChannelsTo4 = 1;
+      e = Assert.Throws<InvalidArgumentException>(() => ctx.Submit(source, data, t));
+      StringAssert.Contains("2 channels (then padded to 4", e.Message);
+      t.SetMean(0.1f, 0.2f).SetStd(0.5f);
+      ctx.Submit(source, data, t).Dispose();
+
+      t.SetPerSampleMean(new float[] { 0.1f, 0.2f, 0.3f }, 1);
+      e = Assert.Throws<InvalidArgumentException>(() => ctx.Submit(source, data, t));
+      StringAssert.Contains("per_sample_mean has 3 values", e.Message);
+    }
+  }
+
+  [Test]
+  public void DTypeAndLayoutByName() {
+    Assert.AreEqual(DType.Float16, DTypes.Parse("f16"));
+    Assert.AreEqual(DType.BFloat16, DTypes.Parse("bfloat16"));
+    Assert.AreEqual(DType.Float32, DTypes.Parse("Float32"));
+    Assert.AreEqual(DType.UInt8, DTypes.Parse("u8"));
+    Assert.AreEqual(Layout.Nhwc, Layouts.Parse("nhwc"));
+    var e = Assert.Throws<InvalidArgumentException>(() => DTypes.Parse("float64"));
+    StringAssert.Contains("\"float64\"", e.Message);
+    StringAssert.Contains("bfloat16", e.Message);
+    Assert.Throws<InvalidArgumentException>(() => Layouts.Parse("CHW"));
+    using (var t = new Transform()) {
+      t.SetOutDtype("f16").SetOutLayout("NHWC");
+      Assert.AreEqual(DType.Float16, t.OutDtype);
+      Assert.AreEqual(Layout.Nhwc, t.OutLayout);
+    }
+  }
+
+  [Test]
+  public void TensorInfoAndBatchSayWhatTheyAre() {
+    byte[] data = Pixels(2 * 4 * 5 * 3);
+    using (Context ctx = CpuContext())
+    using (var source = new Source().SetShape(2, 4, 5, 3)) {
+      Batch batch = ctx.Submit(source, data);
+      batch.Wait();
+      StringAssert.StartsWith("Batch(complete, float32 NCHW [2, 3, 4, 5] on CPU", batch.ToString());
+      using (TensorInfo info = batch.Output()) {
+        StringAssert.StartsWith("TensorInfo(float32 NCHW [2, 3, 4, 5] on CPU, 480 bytes", info.ToString());
+        CollectionAssert.AreEqual(new long[] { 2, 3, 4, 5 }, info.Shape());
+        CollectionAssert.AreEqual(new long[] { 240, 80, 20, 4 }, info.Strides());
+      }
+      batch.Dispose();
+      Assert.AreEqual("Batch(disposed)", batch.ToString());
+    }
+  }
+
+  [Test]
+  public void AssemblyVersionIsFerrys() {
+    Version version = typeof(Context).Assembly.GetName().Version;
+    Assert.AreEqual(new Version(Library.FERRY_VERSION_MAJOR, Library.FERRY_VERSION_MINOR, Library.FERRY_VERSION_PATCH, 0),
+                    version);
+  }
+
+  /// <summary>byte[] sources set with Source.SetBuffer, dropped with their Batch (no Dispose)
+  /// while ferry still converts them: SourceLifetime.Run in a child NUnit process, so that a crash
+  /// fails this test instead of the whole run.</summary>
+  [Test]
+  public void DroppedSourceStaysAliveUntilFerryIsDone() {
+    string assembly = typeof(SourceLifetime).Assembly.Location;
+    var start = new System.Diagnostics.ProcessStartInfo("nunit-console",
+        "-nologo -noshadow -noresult -run:Ferry.Tests.SourceLifetime \"" + assembly + "\"");
+    start.UseShellExecute = false;
+    start.RedirectStandardOutput = true;
+    start.RedirectStandardError = true;
+    start.WorkingDirectory = System.IO.Path.GetDirectoryName(assembly);
+    using (var child = System.Diagnostics.Process.Start(start)) {
+      var errors = child.StandardError.ReadToEndAsync();
+      string output = child.StandardOutput.ReadToEnd();
+      Assert.IsTrue(child.WaitForExit(300 * 1000), "the child did not finish");
+      output += errors.Result;
+      Assert.AreEqual(0, child.ExitCode, output);
+      StringAssert.Contains("Tests run: 1, Errors: 0, Failures: 0", output);
+    }
+  }
+}
+
+/// <summary>Run by FerryTests in a child process (Explicit: not in the main run). byte[] sources
+/// set with Source.SetBuffer, dropped with their Source and Batch (no Dispose) right after
+/// Submit, with the collector forced and freed memory reused while ferry's staging thread still
+/// reads: every output must be right (it crashed when the array was pinned only during Submit).</summary>
+[TestFixture, Explicit]
+public class SourceLifetime {
+  const int N = 8, Batches = 24, Rounds = 4, Bytes = N * 224 * 224 * 3;
+
+  static int Value(int round, int batch) { return (round * 101 + batch * 37 + 11) & 0xff; }
+
+  static void SubmitAndDrop(Context ctx, int value, IntPtr output) {
+    var pixels = new byte[Bytes];
+    for (int i = 0; i < pixels.Length; ++i) pixels[i] = (byte)value;
+    var source = new Source().SetShape(N, 224, 224, 3).SetBuffer(pixels);
+    var transform = new Transform();
+    transform.Mirror = (int)Ferry.Mirror.X;  // not the fastest path: the batches queue up longer
+    var o = new Output();
+    o.Data = output;
+    o.Bytes = (ulong)Bytes * 4;
+    ctx.Submit(source, transform, o);
+  }
+
+  [Test]
+  public void Run() {
+    var outputs = new IntPtr[Batches];
+    for (int b = 0; b < Batches; ++b) outputs[b] = Marshal.AllocHGlobal(Bytes * 4);
+    try {
+      var values = new float[Bytes];
+      for (int round = 0; round < Rounds; ++round) {
+        using (var options = new ContextOptions()) {
+          options.DeviceKind = DeviceKind.Cpu;
+          options.CpuThreads = 1;
+          options.MaxBatchesInFlight = Batches;
+          using (var ctx = new Context(options)) {
+            for (int b = 0; b < Batches; ++b) SubmitAndDrop(ctx, Value(round, b), outputs[b]);
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+            GC.Collect();
+            for (int k = 0; k < 4; ++k) {
+              var junk = new byte[Bytes];
+              for (int i = 0; i < junk.Length; i += 64) junk[i] = 0xEE;
+            }
+          }  // Dispose waits for every batch
+        }
+        for (int b = 0; b < Batches; ++b) {
+          Marshal.Copy(outputs[b], values, 0, values.Length);
+          float want = Value(round, b) / 255.0f;
+          for (int i = 0; i < values.Length; ++i) {
+            if (Math.Abs(values[i] - want) > 1e-6f) Assert.Fail("round {0} batch {1} element {2}: {3} != {4}", round, b, i, values[i], want);
+          }
+        }
+      }
+    } finally {
+      foreach (IntPtr p in outputs) Marshal.FreeHGlobal(p);
+    }
   }
 }
 
