@@ -3,9 +3,11 @@
  * The DLPack structs are declared here as the ABI-stable layout of dlpack.h
  * (v1.x; https://github.com/dmlc/dlpack): a legacy DLManagedTensor, or a
  * DLManagedTensorVersioned when the consumer passes max_version >= (1, 0).
- * The manager context holds a reference to the Python Batch, so the batch
- * (and the memory ferry gave it) lives until the consumer's tensor is freed.
- * The deleter may run on any thread, with or without the GIL. */
+ * The manager context holds a ferry tensor reference (ferry/tensor.h), so the
+ * memory lives until the consumer calls the deleter, whether the batch and
+ * its context are still open or not; for a caller's own output it also holds
+ * that Python object. The deleter may run on any thread, with or without the
+ * GIL: releasing the reference needs no Python. */
 #ifndef FERRY_BINDINGS_DLPACK_EXPORT_H
 #define FERRY_BINDINGS_DLPACK_EXPORT_H
 
@@ -44,22 +46,38 @@ struct DLManagedTensorVersioned {
 enum { kDLCPU = 1, kDLCUDA = 2 };
 enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4 };
 
-/* One export: the shape and strides the tensor points to, and the owner. */
+/* One export: the shape and strides the tensor points to, and its owners. */
 struct Export {
-  PyObject* owner;
+  ferry_tensor_t tensor;
+  PyObject* owner; /* the caller's output object, or NULL */
   int64_t shape[4];
   int64_t strides[4];
   DLManagedTensor legacy;
   DLManagedTensorVersioned versioned;
 };
 
+/* Whether Python objects may still be touched from a thread of ferry's. At
+ * interpreter exit the reference is leaked instead (the process is ending). */
+inline bool python_alive() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsInitialized() && !Py_IsFinalizing();
+#else
+  return Py_IsInitialized() && !_Py_IsFinalizing();
+#endif
+}
+
+/* Drops a Python reference from any thread (a ferry thread has no GIL). */
+inline void decref_anywhere(PyObject* object) {
+  if (object == nullptr || !python_alive()) return;
+  PyGILState_STATE gil = PyGILState_Ensure();
+  Py_DECREF(object);
+  PyGILState_Release(gil);
+}
+
 inline void release_export(Export* e) {
   if (e == nullptr) return;
-  if (Py_IsInitialized()) {
-    PyGILState_STATE gil = PyGILState_Ensure();
-    Py_XDECREF(e->owner);
-    PyGILState_Release(gil);
-  }
+  (void)ferry_tensor_release(e->tensor);
+  decref_anywhere(e->owner);
   delete e;
 }
 inline void delete_legacy(DLManagedTensor* t) { release_export(static_cast<Export*>(t->manager_ctx)); }
@@ -92,56 +110,69 @@ inline DLDataType dl_dtype(ferry_dtype dtype) {
                       ": no DLPack type for it");
 }
 
-/* Throws ferry_binding::Error on a description DLPack cannot carry. */
-inline PyObject* make_dlpack_capsule(const ferry_tensor_info* info, PyObject* owner, bool versioned) {
-  if (info == nullptr) ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "info is null");
-  if (info->ndim < 1 || info->ndim > 4)
-    ferry_binding::fail(FERRY_ERR_INTERNAL, "info.ndim is ", info->ndim, ": 1 to 4 expected");
-  DLTensor tensor{};
-  tensor.data = info->data;
-  tensor.dtype = dl_dtype(info->dtype);
-  const int64_t item = tensor.dtype.bits / 8;
-  if (info->device_kind == FERRY_DEVICE_CUDA) {
-    tensor.device = DLDevice{kDLCUDA, info->device_index};
-  } else {
-    tensor.device = DLDevice{kDLCPU, 0};
-  }
-  Export* e = new Export{};
-  for (int i = 0; i < info->ndim; ++i) {
-    if (info->strides[i] % item != 0) {
-      delete e;
-      ferry_binding::fail(FERRY_ERR_UNSUPPORTED, "strides[", i, "] is ", info->strides[i],
-                          " bytes: not a multiple of the element size ", item);
-    }
-    e->shape[i] = info->shape[i];
-    e->strides[i] = info->strides[i] / item;
-  }
-  tensor.ndim = info->ndim;
-  tensor.shape = e->shape;
-  tensor.strides = e->strides;
-  Py_XINCREF(owner);
-  e->owner = owner;
-  PyObject* capsule = nullptr;
-  if (versioned) {
-    e->versioned.version = DLPackVersion{1, 0};
-    e->versioned.manager_ctx = e;
-    e->versioned.deleter = delete_versioned;
-    e->versioned.flags = 0;
-    e->versioned.dl_tensor = tensor;
-    capsule = PyCapsule_New(&e->versioned, "dltensor_versioned", versioned_capsule_destructor);
-  } else {
-    e->legacy.dl_tensor = tensor;
-    e->legacy.manager_ctx = e;
-    e->legacy.deleter = delete_legacy;
-    capsule = PyCapsule_New(&e->legacy, "dltensor", legacy_capsule_destructor);
-  }
-  if (capsule == nullptr) {
-    PyErr_Clear();
-    Py_XDECREF(e->owner);
-    delete e;
+/* A capsule over a new reference to the batch's output. `owner` (a caller's
+ * output object, or NULL) is kept until the deleter runs. Called with the
+ * GIL held. Throws ferry_binding::Error on a description DLPack cannot carry. */
+inline PyObject* make_dlpack_capsule(ferry_batch_t batch, PyObject* owner, bool versioned) {
+  ferry_tensor_t reference = NULL;
+  ferry_binding::check(ferry_batch_retain_output(&reference, batch));
+  Export* e = new (std::nothrow) Export{};
+  if (e == nullptr) {
+    (void)ferry_tensor_release(reference);
     throw std::bad_alloc();
   }
-  return capsule;
+  e->tensor = reference;
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  ferry_status status = ferry_tensor_describe(&info, reference);
+  if (status != FERRY_OK) {
+    const std::string message = ferry_last_error();
+    release_export(e);
+    throw ferry_binding::Error{status, message};
+  }
+  try {
+    if (info.ndim < 1 || info.ndim > 4)
+      ferry_binding::fail(FERRY_ERR_INTERNAL, "info.ndim is ", info.ndim, ": 1 to 4 expected");
+    DLTensor tensor{};
+    tensor.data = info.data;
+    tensor.dtype = dl_dtype(info.dtype);
+    const int64_t item = tensor.dtype.bits / 8;
+    tensor.device = info.device_kind == FERRY_DEVICE_CUDA ? DLDevice{kDLCUDA, info.device_index} : DLDevice{kDLCPU, 0};
+    for (int i = 0; i < info.ndim; ++i) {
+      if (info.strides[i] % item != 0)
+        ferry_binding::fail(FERRY_ERR_UNSUPPORTED, "strides[", i, "] is ", info.strides[i],
+                            " bytes: not a multiple of the element size ", item);
+      e->shape[i] = info.shape[i];
+      e->strides[i] = info.strides[i] / item;
+    }
+    tensor.ndim = info.ndim;
+    tensor.shape = e->shape;
+    tensor.strides = e->strides;
+    Py_XINCREF(owner);
+    e->owner = owner;
+    PyObject* capsule = nullptr;
+    if (versioned) {
+      e->versioned.version = DLPackVersion{1, 0};
+      e->versioned.manager_ctx = e;
+      e->versioned.deleter = delete_versioned;
+      e->versioned.flags = 0;
+      e->versioned.dl_tensor = tensor;
+      capsule = PyCapsule_New(&e->versioned, "dltensor_versioned", versioned_capsule_destructor);
+    } else {
+      e->legacy.dl_tensor = tensor;
+      e->legacy.manager_ctx = e;
+      e->legacy.deleter = delete_legacy;
+      capsule = PyCapsule_New(&e->legacy, "dltensor", legacy_capsule_destructor);
+    }
+    if (capsule == nullptr) {
+      PyErr_Clear();
+      throw std::bad_alloc();
+    }
+    return capsule;
+  } catch (...) {
+    release_export(e);
+    throw;
+  }
 }
 
 }  // namespace ferry_py

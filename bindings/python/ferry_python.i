@@ -92,12 +92,54 @@ FERRY_PY_SEQUENCE(uint8_t, PyLong_AsUnsignedLong)
 %typemap(freearg) (void* const* addresses, size_t count) { free(temp$argnum); }
 
 /* submit_and_wait_source is for runtimes that pin arrays per call; Python
- * keeps the source object alive instead (see ferry/_batch.py). */
+ * has ferry hold the source object instead (Context.submit_holding). */
 %ignore ferry_context_s::submit_and_wait_source;
+
+%{
+/* The completion callback of submit_holding: drops the objects the batch
+ * reads and writes (source, caller's output), once ferry is done with them. */
+static void ferry_py_drop_held(ferry_batch_t, ferry_status, void* held) {
+  ferry_py::decref_anywhere(static_cast<PyObject*>(held));
+}
+%}
 
 /* ---- helpers that work on Python objects: they keep the GIL ---- */
 %nothread set_error_classes;
 %nothread dlpack_capsule;
+%nothread ferry_context_s::submit_holding;
+%newobject ferry_context_s::submit_holding;
+%extend ferry_context_s {
+  /* ferry_batch_submit, with `held` (the source and output objects) kept
+   * alive by ferry until the batch completes or fails, however the Batch
+   * object is dropped: a reference released by the completion callback. The
+   * GIL is released while ferry_batch_submit runs. options must not set a
+   * callback of its own. */
+  ferry_batch_s* submit_holding(const ferry_source* source, const ferry_transform* transform,
+                                const ferry_output* output, const ferry_submit_options* options,
+                                PyObject* held) {
+    ferry_submit_options with_callback;
+    ferry_submit_options_init(&with_callback, sizeof with_callback);
+    if (options != NULL) with_callback = *options;
+    if (with_callback.callback != NULL)
+      ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "options.callback is set: submit_holding uses its own");
+    with_callback.callback = ferry_py_drop_held;
+    with_callback.user_data = held;
+    Py_INCREF(held);
+    ferry_batch_t batch = NULL;
+    ferry_status status;
+    std::string message;
+    Py_BEGIN_ALLOW_THREADS
+    status = ferry_batch_submit(&batch, $self, source, transform, output, &with_callback);
+    if (status != FERRY_OK) message = ferry_last_error();
+    Py_END_ALLOW_THREADS
+    if (status != FERRY_OK) {
+      Py_DECREF(held);  /* no callback runs for a refused submit */
+      throw ferry_binding::Error{status, message};
+    }
+    return batch;
+  }
+}
+
 %inline %{
 /* Registers {status int: exception class}; called once by ferry/_errors.py. */
 void set_error_classes(PyObject* mapping) {
@@ -109,9 +151,21 @@ void set_error_classes(PyObject* mapping) {
   ferry_py_error_classes = mapping;
 }
 /* A DLPack capsule ("dltensor", or "dltensor_versioned" when versioned) over
- * the tensor `info` describes; the capsule holds a reference to `owner` (the
- * Batch) until the consumer's deleter runs. */
-PyObject* dlpack_capsule(const ferry_tensor_info* info, PyObject* owner, bool versioned) {
-  return ferry_py::make_dlpack_capsule(info, owner, versioned);
+ * a new tensor reference to the batch's output (ferry/tensor.h): valid until
+ * the consumer's deleter runs, whatever happens to the batch and the context.
+ * `owner` (a caller's output object, or None) is kept until then too. */
+PyObject* dlpack_capsule(ferry_batch_s* batch, PyObject* owner, bool versioned) {
+  return ferry_py::make_dlpack_capsule(batch, owner == Py_None ? NULL : owner, versioned);
+}
+/* ferry_batch_retain_output: a tensor reference as an int id, for objects that
+ * export the output by address (the array interfaces); release_output ends it. */
+unsigned long long retain_output(ferry_batch_s* batch) {
+  ferry_tensor_t reference = NULL;
+  ferry_binding::check(ferry_batch_retain_output(&reference, batch));
+  return (unsigned long long)(uintptr_t)reference;
+}
+/* ferry_tensor_release; never raises (used from __del__). */
+void release_output(unsigned long long reference) {
+  (void)ferry_tensor_release((ferry_tensor_t)(uintptr_t)reference);
 }
 %}

@@ -10,8 +10,9 @@
  * allowed: it waits for them to finish, then gives back their memory; their
  * handles answer FERRY_ERR_INVALID_HANDLE from then on (releasing them is
  * not needed, and gives that status), and output pointers ferry allocated
- * must not be used any more. A thread blocked in ferry_batch_wait meanwhile
- * returns a status. */
+ * must not be used any more, unless a tensor reference holds them
+ * (ferry_batch_retain_output, ferry/tensor.h). A thread blocked in
+ * ferry_batch_wait meanwhile returns a status. */
 #ifndef FERRY_BATCH_H
 #define FERRY_BATCH_H
 
@@ -97,7 +98,8 @@ FERRY_API ferry_status ferry_batch_wait_source(ferry_batch_t batch);
 FERRY_API ferry_status ferry_batch_output(ferry_tensor_info* out, ferry_batch_t batch);
 /* Releases the handle. If the batch is still in flight its memory is given
  * back when the work completes; ferry-allocated output goes back to the device
- * cache in stream order, so the data pointer must not be used afterwards.
+ * cache in stream order, so the data pointer must not be used afterwards
+ * (unless a tensor reference holds it: ferry/tensor.h). Never blocks.
  * NULL is accepted; a second release gives FERRY_ERR_INVALID_HANDLE. */
 FERRY_API ferry_status ferry_batch_release(ferry_batch_t batch);
 

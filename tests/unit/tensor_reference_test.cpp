@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -132,6 +133,10 @@ TEST(TensorReference, BlockGoesBackWhenLastOwnerLetsGo) {
   EXPECT_GT(in_use(), before.device_in_use_bytes);
   expect_output(job, b);
   ASSERT_EQ(ferry_tensor_release(b), FERRY_OK);
+  // The batch's part goes back once ferry's completion thread has seen it
+  // finish, which may be just after wait returned.
+  for (int i = 0; i < 2000 && in_use() != before.device_in_use_bytes; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_EQ(in_use(), before.device_in_use_bytes);
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
 }

@@ -3,15 +3,21 @@
 The output is handed to other libraries without a copy: ``__dlpack__`` /
 ``__dlpack_device__`` (``torch.from_dlpack(batch)``, CuPy, JAX, NumPy),
 ``__cuda_array_interface__`` v3 on a GPU, ``__array_interface__`` on the CPU
-backend. A DLPack export holds the native batch, so its memory lives until the last
-tensor made from it is freed, even after ``close()`` (``numpy()`` goes through
-DLPack too). An array made through ``__array_interface__`` holds only this
-object: do not ``close()`` the batch while it is in use. Closing the
-*context* frees everything the context owns, exported or not.
+backend.
+
+Lifetimes follow each protocol's rule, whatever is closed first:
+- a DLPack export holds a ferry tensor reference (ferry/tensor.h): the output
+  lives until the consumer's tensor is freed, after ``close()`` and after
+  ``Context.close()`` too (``numpy()`` goes through DLPack);
+- an array made through ``__array_interface__`` / ``__cuda_array_interface__``
+  holds this object, which then holds a tensor reference past ``close()``;
+- the source (and a caller's ``out``) are held by ferry until the batch has
+  completed, however this object is dropped.
+``close()`` never blocks: the release is stream-ordered.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from . import ferry_swig as _swig
 from ._arrays import stream_address, typestr
@@ -28,12 +34,13 @@ class Batch:
     Thread-safe: several threads may wait on one batch.
     """
 
-    def __init__(self, handle: Any, context: Any, keepalive: List[Any], handoff_stream: Optional[int]) -> None:
+    def __init__(self, handle: Any, context: Any, out: Any, handoff_stream: Optional[int]) -> None:
         self._h = handle
         self._context = context          # a batch keeps its context alive
-        self._keepalive = keepalive      # source, output and descriptor objects
+        self._out = out                  # the caller's destination, or None
         self._handoff_stream = handoff_stream
         self._closed = False
+        self._reference: Optional[_OutputReference] = None  # made by the array interfaces
 
     def _handle(self) -> Any:
         if self._h is None:
@@ -132,7 +139,13 @@ class Batch:
         else:
             self._handle().wait()
         versioned = max_version is not None and tuple(max_version)[0] >= 1
-        return _swig.dlpack_capsule(info, self._handle(), versioned)
+        return _swig.dlpack_capsule(self._handle(), self._out, versioned)
+
+    def _hold_output(self) -> None:
+        """An array interface hands out a bare address: this object, which the
+        consumer keeps, must keep the memory, also after close()."""
+        if self._reference is None:
+            self._reference = _OutputReference(_swig.retain_output(self._handle()))
 
     @property
     def __cuda_array_interface__(self) -> Dict[str, Any]:
@@ -145,6 +158,7 @@ class Batch:
         stream = self._handoff_stream
         if stream is None:
             self._handle().wait()
+        self._hold_output()
         return {"shape": self.shape, "typestr": typestr(DType(info.dtype)), "data": (info.data, False),
                 "strides": self.strides, "version": 3,
                 "stream": None if stream is None else (1 if stream == 0 else stream)}
@@ -156,6 +170,7 @@ class Batch:
         if info.device_kind == Device.CUDA:
             raise AttributeError("__array_interface__: the batch is on a GPU (use __dlpack__ or __cuda_array_interface__)")
         self._handle().wait()
+        self._hold_output()
         return {"shape": self.shape, "typestr": typestr(DType(info.dtype)), "data": (info.data, False),
                 "strides": self.strides, "version": 3}
 
@@ -166,18 +181,13 @@ class Batch:
 
     # ---- release ----
     def close(self) -> None:
-        """Releases the batch (ferry_batch_release) now, or, while DLPack
-        exports of it are alive, when the last of them is freed. Idempotent."""
+        """Releases the batch (ferry_batch_release) without waiting: work in
+        flight finishes on its own, and the output's memory goes back in
+        stream order once no export of it is alive. Idempotent."""
         if not self._closed:
             self._closed = True
-            # The source (and a caller's `out`) may be dropped with this
-            # object: let the work that reads and writes them finish first.
-            try:
-                self._h.wait()
-            except Exception:  # a failed batch is released all the same
-                pass
-            self._h = None  # the last reference: the native release runs here
-            self._keepalive = []
+            handle, self._h = self._h, None
+            _swig._ferry_swig.delete_Batch(handle)  # the proxy keeps the (now invalid) handle id
 
     @property
     def closed(self) -> bool:
@@ -203,3 +213,18 @@ class Batch:
         except Exception as exc:
             state = f"failed ({getattr(exc, 'status', type(exc).__name__)!s})"
         return f"<ferry.Batch {what} {state}>"
+
+
+class _OutputReference:
+    """A ferry tensor reference (by id), released when this object is freed."""
+
+    __slots__ = ("_id",)
+
+    def __init__(self, reference: int) -> None:
+        self._id = reference
+
+    def __del__(self) -> None:
+        try:
+            _swig.release_output(self._id)
+        except Exception:  # at interpreter exit the module may be gone
+            pass

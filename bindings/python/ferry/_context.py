@@ -115,9 +115,10 @@ class Context:
         opts.priority = int(priority)
         opts.source_policy = int(SourcePolicy(source_policy))
         opts.chunk_bytes = int(chunk_bytes)
-        handle = self._h.submit(src, t, output, opts)
-        keepalive += [src, t, output]
-        return Batch(handle, self, keepalive, handoff)
+        # ferry holds what the batch reads and writes until it completes
+        # (a completion callback drops it), however the Batch is dropped.
+        handle = self._h.submit_holding(src, t, output, opts, (keepalive, src, t, output))
+        return Batch(handle, self, out, handoff)
 
     def convert(self, source: Any, out: Any, transform: Optional[Transform] = None, *,
                 source_layout: Layout = Layout.NHWC, stream: Any = None, **transform_kwargs: Any) -> None:
