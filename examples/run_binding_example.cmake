@@ -1,15 +1,18 @@
 # Builds (where needed) and runs one binding example against the build tree.
-# Exits 77 (CTest: skipped) when that binding was not built.
+# When that binding was not built, or its Python lacks what the example needs,
+# it prints "ferry: skipped: <why>", which CTest reports as skipped
+# (SKIP_REGULAR_EXPRESSION; a script's exit code is settable only from CMake 3.29).
 function(run)
   execute_process(COMMAND ${ARGN} WORKING_DIRECTORY ${WORK} RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "failed (${rc}): ${ARGN}")
   endif()
 endfunction()
-function(skip why)
-  message("skipped: ${why}")
-  cmake_language(EXIT 77)
-endfunction()
+# A macro, so that return() ends the script.
+macro(skip why)
+  message("ferry: skipped: ${why}")
+  return()
+endmacro()
 
 load_cache(${BUILD} READ_WITH_PREFIX cache_ Python3_EXECUTABLE Java_JAVAC_EXECUTABLE Java_JAVA_EXECUTABLE FERRY_MCS FERRY_MONO)
 if(KIND STREQUAL "python")
@@ -17,10 +20,12 @@ if(KIND STREQUAL "python")
   if(NOT module OR NOT cache_Python3_EXECUTABLE)
     skip("the Python binding was not built")
   endif()
-  execute_process(COMMAND ${cache_Python3_EXECUTABLE} -c "import torch" RESULT_VARIABLE no_torch OUTPUT_QUIET ERROR_QUIET)
-  if(no_torch)
-    skip("PyTorch is not installed for ${cache_Python3_EXECUTABLE}")
-  endif()
+  foreach(module numpy torch)
+    execute_process(COMMAND ${cache_Python3_EXECUTABLE} -c "import ${module}" RESULT_VARIABLE missing OUTPUT_QUIET ERROR_QUIET)
+    if(missing)
+      skip("${module} is not installed for ${cache_Python3_EXECUTABLE}")
+    endif()
+  endforeach()
   run(${CMAKE_COMMAND} -E env PYTHONPATH=${BUILD}/bindings/python ${cache_Python3_EXECUTABLE} ${SRC}/train_loop.py 3)
 elseif(KIND STREQUAL "java")
   set(jar ${BUILD}/bindings/java/ferry.jar)
@@ -36,6 +41,6 @@ elseif(KIND STREQUAL "csharp")
     skip("the C# binding was not built")
   endif()
   run(${cache_FERRY_MCS} -r:${dll} -out:${BUILD}/bindings/csharp/bin/StagingLoop.exe ${SRC}/StagingLoop.cs)
-  run(${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${BUILD}/bindings/csharp/bin
-      ${cache_FERRY_MONO} ${BUILD}/bindings/csharp/bin/StagingLoop.exe)
+  # Mono finds libferry_csharp.so next to Ferry.dll, and it finds libferry.so.0.
+  run(${cache_FERRY_MONO} ${BUILD}/bindings/csharp/bin/StagingLoop.exe)
 endif()
