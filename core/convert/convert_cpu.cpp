@@ -227,9 +227,13 @@ void convert_row(const RowJob& job, std::int64_t row) {
   const std::int64_t ow = p.out_w;
   if (sy >= 0 && sy < p.h) {
     r.src_row = sample + sy * s.strides.h;
-    r.xa = r.mirror_x ? std::max<std::int64_t>(0, win.x + ow - p.w) : std::max<std::int64_t>(0, -win.x);
-    r.xb = r.mirror_x ? std::min<std::int64_t>(ow, win.x + ow) : std::min<std::int64_t>(ow, p.w - win.x);
-    if (r.xb < r.xa) r.xb = r.xa;
+    // Unclamped, [xa, xb) may lie beyond the row (a window wholly left or
+    // right of the image, with a gap): both ends are clamped into [0, ow], so
+    // the fills below never run past the row, whatever the window and mirror.
+    const std::int64_t xa = r.mirror_x ? win.x + ow - p.w : -win.x;
+    const std::int64_t xb = r.mirror_x ? win.x + ow : p.w - win.x;
+    r.xa = std::clamp<std::int64_t>(xa, 0, ow);
+    r.xb = std::clamp<std::int64_t>(xb, r.xa, ow);
   }
   r.out_row = job.output + g * p.out_strides.n + y * p.out_strides.h;
   if (r.xa < r.xb) {
