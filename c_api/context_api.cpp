@@ -6,6 +6,7 @@
 #include "c_api/struct_io.h"
 #include "core/context_options.h"
 #include "core/device_query.h"
+#include "core/stage/stager.h"
 #include "ferry/context.h"
 
 namespace ferry::api {
@@ -75,6 +76,11 @@ FERRY_API ferry_status ferry_context_create(ferry_context_t* out, const ferry_co
 FERRY_API ferry_status ferry_context_destroy(ferry_context_t ctx) {
   FERRY_API_BEGIN
   if (ctx == nullptr) return FERRY_OK;
+  // The completion thread would wait for itself (std::terminate): refuse, and
+  // leave the context as it is.
+  FERRY_EXPECT(!core::Stager::on_completion_thread(), FERRY_ERR_INVALID_ARGUMENT,
+               "ctx: ferry_context_destroy was called from a batch completion callback, on ferry's completion "
+               "thread, which the destroy would wait for; destroy the context from another thread");
   std::shared_ptr<core::Context> context = api::context_table().take(api::handle_id(ctx), "ctx");
   api::on_context_destroyed(*context);
   context.reset();  // the destructor waits for batches in flight, then frees everything

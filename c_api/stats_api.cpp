@@ -3,6 +3,7 @@
 #include "c_api/api_guard.h"
 #include "c_api/handles.h"
 #include "c_api/struct_io.h"
+#include "core/context.h"
 #include "core/memory/memory_system.h"
 #include "ferry/memory.h"
 
@@ -45,6 +46,7 @@ FERRY_API ferry_status ferry_context_stats(ferry_stats* out, ferry_context_t ctx
   auto context = api::get_context(ctx);
   context->memory().fill_stats(stats);
   fill_pipeline(stats, context->pipeline_counters());
+  stats.batches_unreleased = context->stager().unreleased_batches();
   api::write_struct(out, stats, "out");
   FERRY_API_END
 }

@@ -1,27 +1,36 @@
 // Reading and writing the C ABI's size-prefixed structs.
 //
 // A caller compiled against an older header passes a smaller struct: the
-// fields it lacks take their defaults. A caller compiled against a newer
-// header passes a larger one: accepted only if every byte this library does
-// not know is zero (an unknown option that is set must not be ignored).
+// fields it lacks take their defaults. Only the sizes of released layouts are
+// accepted (struct_versions.h), never one that ends inside a field. A caller
+// compiled against a newer header passes a larger one: accepted only if every
+// byte this library does not know is zero (an unknown option that is set must
+// not be ignored).
 #pragma once
 
 #include <cstddef>
 #include <cstring>
+#include <string>
 
+#include "c_api/struct_versions.h"
 #include "core/error.h"
 
 namespace ferry::api {
 
-// The smallest struct_size accepted: the size field itself plus one field.
-constexpr std::size_t min_struct_size = sizeof(std::size_t) + 1;
 // Anything larger than this is taken for garbage, not for a newer header.
 constexpr std::size_t max_struct_size = 1 << 16;
 
-inline void check_struct_size(std::size_t given, std::size_t known, const char* name) {
-  FERRY_EXPECT(given >= min_struct_size && given <= max_struct_size, FERRY_ERR_STRUCT_SIZE, name,
-               "->struct_size is ", given, ": expected ", known,
-               " (set it with the struct's _init function)");
+// A released layout's size, or a larger one (a newer header; its tail is checked by the caller).
+// `name` names the struct, e.g. "options" for options->struct_size.
+template <typename T>
+void check_struct_size(std::size_t given, const char* name, const char* field = "->struct_size") {
+  const bool known = given < sizeof(T) ? is_released_size<T>(given) : given <= max_struct_size;
+  if (known) return;
+  std::string sizes;
+  for (std::size_t size : ReleasedSizes<T>::values) sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+  fail(FERRY_ERR_STRUCT_SIZE, name, field, " is ", given, ": expected the size of a released layout (",
+       sizes, " bytes, this library's sizeof is ", sizeof(T),
+       ") or a newer, larger one (set it with the struct's _init function)");
 }
 
 // Returns a full-size copy of *in; fields beyond in->struct_size keep `defaults`.
@@ -30,7 +39,7 @@ T read_struct(const T* in, const char* name, const T& defaults) {
   FERRY_EXPECT(in != nullptr, FERRY_ERR_INVALID_ARGUMENT, name, " is NULL");
   std::size_t given = 0;
   std::memcpy(&given, in, sizeof given);
-  check_struct_size(given, sizeof(T), name);
+  check_struct_size<T>(given, name);
   T value = defaults;
   const std::size_t common = given < sizeof(T) ? given : sizeof(T);
   std::memcpy(static_cast<void*>(&value), static_cast<const void*>(in), common);
@@ -58,7 +67,7 @@ void write_struct(T* out, const T& value, const char* name) {
   FERRY_EXPECT(out != nullptr, FERRY_ERR_INVALID_ARGUMENT, name, " is NULL");
   std::size_t given = 0;
   std::memcpy(&given, out, sizeof given);
-  check_struct_size(given, sizeof(T), name);
+  check_struct_size<T>(given, name);
   const std::size_t common = given < sizeof(T) ? given : sizeof(T);
   std::memcpy(static_cast<void*>(out), static_cast<const void*>(&value), common);
   if (given > sizeof(T)) std::memset(reinterpret_cast<unsigned char*>(out) + sizeof(T), 0, given - sizeof(T));
@@ -69,9 +78,7 @@ void write_struct(T* out, const T& value, const char* name) {
 template <typename T>
 void init_struct(T* out, std::size_t struct_size, const T& defaults, const char* name) {
   FERRY_EXPECT(out != nullptr, FERRY_ERR_INVALID_ARGUMENT, name, " is NULL");
-  FERRY_EXPECT(struct_size >= min_struct_size && struct_size <= max_struct_size, FERRY_ERR_STRUCT_SIZE,
-               "struct_size is ", struct_size, " for ", name, ": expected sizeof(*", name, ") = ",
-               sizeof(T));
+  check_struct_size<T>(struct_size, "struct_size", "");
   std::memset(static_cast<void*>(out), 0, struct_size);
   T value = defaults;
   value.struct_size = struct_size;

@@ -24,6 +24,7 @@ ferry_context_options default_context_options() noexcept {
   o.max_batches_in_flight = 4;
   o.max_staging_bytes = std::uint64_t{256} << 20;
   o.submit_nonblocking = 0;
+  o.max_unreleased_batches = 1024;
   return o;
 }
 
@@ -43,6 +44,9 @@ void validate_context_options(const ferry_context_options& o) {
   FERRY_EXPECT(o.max_batches_in_flight >= 1 && o.max_batches_in_flight <= 1024,
                FERRY_ERR_INVALID_ARGUMENT, "options->max_batches_in_flight is ",
                o.max_batches_in_flight, ": expected 1..1024");
+  FERRY_EXPECT(o.max_unreleased_batches >= 1 && o.max_unreleased_batches <= (std::uint64_t{1} << 30),
+               FERRY_ERR_INVALID_ARGUMENT,
+               "options->max_unreleased_batches is ", o.max_unreleased_batches, ": expected 1..2^30");
   FERRY_EXPECT(o.pinned_prealloc_bytes <= o.pinned_cache_bytes, FERRY_ERR_INVALID_ARGUMENT,
                "options->pinned_prealloc_bytes is ", o.pinned_prealloc_bytes,
                ": more than options->pinned_cache_bytes (", o.pinned_cache_bytes, ")");

@@ -60,6 +60,11 @@ typedef struct ferry_context_options {
   int max_batches_in_flight;      /* default 4 */
   uint64_t max_staging_bytes;     /* pinned staging ring for pageable sources; default 256 MiB */
   int submit_nonblocking;         /* non-zero: submit returns FERRY_ERR_BUSY instead of waiting */
+  /* --- 0.2 --- */
+  uint64_t max_unreleased_batches; /* batches submitted and not yet released (each holds its
+                                      output and bookkeeping); at the bound submit fails with
+                                      FERRY_ERR_OUT_OF_MEMORY naming this option; default 1024,
+                                      1..2^30 */
 } ferry_context_options;
 
 FERRY_API ferry_status ferry_context_options_init(ferry_context_options* out, size_t struct_size);

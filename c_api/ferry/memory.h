@@ -84,6 +84,8 @@ typedef struct ferry_stats {
   uint64_t convert_ns; /* kernels, summed over chunks (GPU or CPU time) */
   uint64_t busy_ns;    /* wall time with at least one batch in flight */
   double input_gbps;   /* input_bytes / busy time */
+  /* --- 0.2 --- */
+  uint64_t batches_unreleased; /* submitted, not yet released (bounded by max_unreleased_batches) */
 } ferry_stats;
 
 FERRY_API ferry_status ferry_stats_init(ferry_stats* out, size_t struct_size);

@@ -100,6 +100,8 @@ class Batch : public std::enable_shared_from_this<Batch> {
   // Counted in the statistics once, by whoever first sees the outcome, so the
   // counters agree with what wait/query told the caller.
   std::atomic<bool> outcome_counted{false};
+  // It counts against max_unreleased_batches until released (or abandoned).
+  std::atomic<bool> holds_unreleased_slot{false};
 
   // --- state, under mutex ---
   std::mutex mutex;

@@ -176,6 +176,7 @@ void Stager::wait_source(Batch& b) {
 }
 
 void Stager::release(Batch& b) {
+  give_unreleased_slot_back(b);
   bool finished = false;
   {
     std::lock_guard<std::mutex> lock(b.mutex);

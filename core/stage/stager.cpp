@@ -150,6 +150,15 @@ std::shared_ptr<Batch> Stager::prepare(const void* owner, const ferry_source& so
   auto batch = std::make_shared<Batch>(link_, owner);
   Batch& b = *batch;
   b.plan = make_convert_plan(source, transform, output);
+  take_unreleased_slot(b);  // given back by release or abandon, or below if prepare fails
+  struct SlotGuard {
+    Stager& stager;
+    Batch& batch;
+    bool keep = false;
+    ~SlotGuard() {
+      if (!keep) stager.give_unreleased_slot_back(batch);
+    }
+  } slot{*this, b};
   b.view = source_view_of(b.plan, source);
   if (b.plan.source_has_samples) {
     const auto n = static_cast<std::size_t>(b.plan.n);
@@ -193,7 +202,25 @@ std::shared_ptr<Batch> Stager::prepare(const void* owner, const ferry_source& so
   fill_info(b, parts_.kind, parts_.device_index);
   place.dismiss();
   b.holds_place = true;
+  slot.keep = true;
   return batch;
+}
+
+bool Stager::on_completion_thread() noexcept { return tl_on_completion_thread; }
+
+void Stager::take_unreleased_slot(Batch& b) {
+  const auto limit = static_cast<std::uint64_t>(parts_.options.max_unreleased_batches);
+  if (unreleased_.fetch_add(1, std::memory_order_relaxed) >= limit) {
+    unreleased_.fetch_sub(1, std::memory_order_relaxed);
+    fail(FERRY_ERR_OUT_OF_MEMORY, "ctx holds ", limit,
+         " batches that were submitted and not released (options->max_unreleased_batches): each holds its "
+         "output and bookkeeping until ferry_batch_release; release the batches you are done with");
+  }
+  b.holds_unreleased_slot = true;
+}
+
+void Stager::give_unreleased_slot_back(Batch& b) noexcept {
+  if (b.holds_unreleased_slot.exchange(false)) unreleased_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void Stager::classify(Batch& b, ferry_source_policy policy) {

@@ -93,6 +93,9 @@ class Stager {
   void return_output(void* data, StreamHandle home_stream, const std::vector<StreamHandle>& consumers) noexcept;
 
   const std::shared_ptr<StagerLink>& link() const noexcept { return link_; }
+  std::uint64_t unreleased_batches() const noexcept { return unreleased_.load(std::memory_order_relaxed); }
+  // Whether the calling thread is a stager's completion thread (runs callbacks).
+  static bool on_completion_thread() noexcept;
   CopyEngine& engine() noexcept { return *engine_; }
   int staging_threads() const noexcept { return staging_pool_.size(); }
 
@@ -111,6 +114,8 @@ class Stager {
   void unpin_source(Batch& batch) noexcept;
   void give_place_back(Batch& batch) noexcept;
   void count_outcome(Batch& batch, bool failed) noexcept;
+  void take_unreleased_slot(Batch& batch);  // FERRY_ERR_OUT_OF_MEMORY at the bound
+  void give_unreleased_slot_back(Batch& batch) noexcept;
   // wait/query saw the batch complete without error: its place and its count.
   void observed_complete(Batch& batch) noexcept {
     count_outcome(batch, false);
@@ -131,6 +136,7 @@ class Stager {
   std::size_t normal_streams_ = 0;
   std::atomic<std::size_t> next_stream_{0}, next_high_stream_{0};
   InFlightGate gate_;
+  std::atomic<std::uint64_t> unreleased_{0};  // batches holding an unreleased slot
   ThreadPool staging_pool_;
   std::unique_ptr<StagingRing> ring_;
   std::unique_ptr<StreamInputs> inputs_;

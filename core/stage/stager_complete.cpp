@@ -67,6 +67,7 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
 }
 
 void Stager::abandon(const std::shared_ptr<Batch>& batch) noexcept {
+  give_unreleased_slot_back(*batch);
   {
     std::lock_guard<std::mutex> lock(batch->mutex);
     batch->fail_locked(Error(FERRY_ERR_OUT_OF_MEMORY, "the batch could not be given a handle"));

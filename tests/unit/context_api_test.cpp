@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "c_api/struct_versions.h"
 #include "ferry/ferry.h"
 
 namespace {
@@ -106,11 +107,20 @@ TEST(ContextApi, BadOptionsEachGetTheirStatus) {
 TEST(ContextApi, OlderSmallerOptionsStructGetsDefaultsForTheRest) {
   ferry_context_options o = cpu_options();
   o.stream_count = 2;
-  o.struct_size = offsetof(ferry_context_options, stream_count) + sizeof(int);
-  o.max_batches_in_flight = 0;  // beyond the caller's struct: must be ignored, not read
+  o.struct_size = sizeof(ferry::api::v1::context_options);  // a ferry 0.1 caller
+  o.max_unreleased_batches = 0;  // beyond the caller's struct: must be ignored, not read
   ferry_context_t ctx = nullptr;
   ASSERT_EQ(ferry_context_create(&ctx, &o), FERRY_OK) << last_error();
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
+}
+
+TEST(ContextApi, SizeEndingInsideAFieldIsRefused) {
+  ferry_context_options o = cpu_options();
+  o.struct_size = offsetof(ferry_context_options, stream_count) + sizeof(int);
+  ferry_context_t ctx = nullptr;
+  EXPECT_EQ(ferry_context_create(&ctx, &o), FERRY_ERR_STRUCT_SIZE);
+  EXPECT_NE(last_error().find("released layout"), std::string::npos) << last_error();
+  EXPECT_EQ(ctx, nullptr);
 }
 
 TEST(ContextApi, NewerLargerOptionsStructNeedsZeroTail) {

@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "c_api/struct_versions.h"
 #include "ferry/ferry.h"
 
 namespace {
@@ -151,12 +152,13 @@ TEST_F(MemoryApiTest, StatsFromAnOlderSmallerStructAndReset) {
   ASSERT_EQ(ferry_host_alloc(&p, ctx, 100), FERRY_OK);
   ferry_stats s;
   std::memset(&s, 0xff, sizeof s);
-  const std::size_t older = offsetof(ferry_stats, pinned_misses);  // ends before pinned_misses
+  const std::size_t older = sizeof(ferry::api::v1::stats);  // a ferry 0.1 caller
   ASSERT_EQ(ferry_stats_init(&s, older), FERRY_OK);
   ASSERT_EQ(ferry_context_stats(&s, ctx), FERRY_OK) << error();
   EXPECT_EQ(s.struct_size, older);
   EXPECT_EQ(s.pinned_in_use_bytes, 512u);
-  EXPECT_EQ(s.pinned_misses, ~std::uint64_t{0});  // beyond the caller's struct: untouched
+  EXPECT_EQ(s.batches_unreleased, ~std::uint64_t{0});  // beyond the caller's struct: untouched
+  EXPECT_EQ(ferry_stats_init(&s, offsetof(ferry_stats, pinned_misses)), FERRY_ERR_STRUCT_SIZE);
   ASSERT_EQ(ferry_context_reset_stats(ctx), FERRY_OK);
   const ferry_stats after = stats();
   EXPECT_EQ(after.pinned_misses, 0u);
