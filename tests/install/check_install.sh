@@ -64,6 +64,15 @@ done
 ! ldd "$work/consumer/consumer_cmake_static" | grep -q libferry.so
 ! ldd "$work/consumer/consumer_pkgconfig_static" | grep -q libferry.so
 ldd "$work/consumer/consumer_cmake" | grep -q "libferry.so.0 => $prefix"
+# ferry::ferry on a machine without the CUDA toolkit (the README's CMake quick start).
+c_block() { readme_block "$src/README.md" "$(readme_blocks_in "$src/README.md" "C quick start" "$1")"; }
+mkdir "$work/nocuda"
+c_block c > "$work/nocuda/quickstart.c"
+c_block cmake > "$work/nocuda/CMakeLists.txt"
+cmake -S "$work/nocuda" -B "$work/nocuda/out" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON >/dev/null
+cmake --build "$work/nocuda/out" >/dev/null
+printf '%-26s ' "ferry::ferry, no CUDA:"; "$work/nocuda/out/quickstart"
 
 # ---- 3. the Python package ----
 python="$(cache Python3_EXECUTABLE)"

@@ -100,7 +100,7 @@ blocks)
           *) why="";;
         esac;;
       "c|C quick start"|"cmake|C quick start"|"sh|C quick start") why="run by readme.c";;
-      "python|Python quick start"|"sh|Python quick start") why="run by readme.python (the python block by install.prefix too)";;
+      "python|Python quick start"|"sh|Python quick start") why="run by readme.python (the python block also by install.prefix and install.wheel)";;
       "java|Java quick start"|"sh|Java quick start") why="run by readme.java";;
       "csharp|C# quick start (Mono, .NET, Unity)"|"sh|C# quick start (Mono, .NET, Unity)") why="run by readme.csharp";;
       *) why="";;
