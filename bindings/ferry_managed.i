@@ -5,7 +5,8 @@
  *   static void ferry_managed_release_hold(void* hold);
  *
  * which lets go of a hold on a managed source (Java: a JNI global reference
- * to the direct ByteBuffer; C#: a pinned GCHandle of the byte[]). */
+ * to the direct ByteBuffer; C#: a pinned GCHandle of the byte[]).
+ * Also here: the calls behind Tensor (Java's Tensor.java, C#'s Tensor.cs). */
 
 %{
 #include "ferry_managed.h"
@@ -78,3 +79,26 @@ static void ferry_managed_batch_done(ferry_batch_t, ferry_status, void* hold) {
 %extend ferry_batch_s {
   std::string describe() { return ferry_binding::describe_batch($self); }
 }
+
+/* ---- tensor references (ferry/tensor.h): Java's and C#'s Tensor ---- */
+%extend ferry_batch_s {
+  /* ferry_batch_retain_output: a new reference to the output, as an address;
+   * tensor_release it exactly once. */
+  void* retain_output_reference() {
+    ferry_tensor_t tensor = NULL;
+    ferry_binding::check(ferry_batch_retain_output(&tensor, $self));
+    return tensor;
+  }
+}
+%extend ferry_tensor_info {
+  /* Fills this description from a tensor reference (ferry_tensor_describe). */
+  void describe_reference(void* tensor) {
+    ferry_binding::check(ferry_tensor_describe($self, static_cast<ferry_tensor_t>(tensor)));
+  }
+}
+%inline %{
+/* ferry_tensor_release: never blocks. */
+void tensor_release(void* tensor) {
+  ferry_binding::check(ferry_tensor_release(static_cast<ferry_tensor_t>(tensor)));
+}
+%}

@@ -15,6 +15,9 @@
 %csmethodmodifiers transform_output_info "internal";
 %csmethodmodifiers ferry_batch_s::describe "internal";
 %csmethodmodifiers ferry_tensor_info::describe "internal";
+%csmethodmodifiers ferry_batch_s::retain_output_reference "internal";
+%csmethodmodifiers ferry_tensor_info::describe_reference "internal";
+%csmethodmodifiers tensor_release "internal";
 
 /* Transform's array setters: the C# methods below remember each length. */
 %ignore ferry_transform::set_mean;
@@ -52,6 +55,7 @@
       batch = SubmitHolding(source, transform, output, options, global::System.IntPtr.Zero);
     } else {
       // Freed by the completion callback, or by SubmitHolding when the submit fails.
+      DisposeAtExit();
       var pin = global::System.Runtime.InteropServices.GCHandle.Alloc(array,
           global::System.Runtime.InteropServices.GCHandleType.Pinned);
       global::System.IntPtr data = new global::System.IntPtr(pin.AddrOfPinnedObject().ToInt64() + source.BufferOffset);
@@ -60,6 +64,38 @@
     }
     batch.KeepAlive = this;
     return batch;
+  }
+
+  // The completion callback that unpins a SetBuffer source runs on a ferry thread, which the
+  // runtime then counts as its own, and Mono waits for such threads at exit: a context that used
+  // one is disposed when the process exits (its batches finish first), so that its threads end.
+  // (DomainUnload: where the code runs in an application domain of its own, as under NUnit.)
+  bool disposeAtExit;
+  static bool exitHooked;
+  static readonly global::System.Collections.Generic.List<global::System.WeakReference> disposedAtExit =
+      new global::System.Collections.Generic.List<global::System.WeakReference>();
+
+  void DisposeAtExit() {
+    lock (disposedAtExit) {
+      if (disposeAtExit) return;
+      disposeAtExit = true;
+      if (!exitHooked) {
+        global::System.AppDomain.CurrentDomain.ProcessExit += DisposeOpenContexts;
+        global::System.AppDomain.CurrentDomain.DomainUnload += DisposeOpenContexts;
+        exitHooked = true;
+      }
+      disposedAtExit.RemoveAll(context => !context.IsAlive);
+      disposedAtExit.Add(new global::System.WeakReference(this));
+    }
+  }
+
+  static void DisposeOpenContexts(object sender, global::System.EventArgs args) {
+    lock (disposedAtExit) {
+      foreach (var context in disposedAtExit) {
+        var open = context.Target as Context;
+        if (open != null) open.Dispose();
+      }
+    }
   }
 
   /// <summary>Submits a batch whose pixels are a managed byte[]: the array is pinned during this
@@ -97,6 +133,11 @@
 
 %typemap(cscode) ferry_batch_s %{
   internal Context KeepAlive;
+
+  /// <summary>A new reference to the output, valid until the Tensor is disposed (or finalized),
+  /// even after this batch and the context are disposed. Read it after Wait(). Dispose() of the
+  /// batch never blocks: a batch in flight finishes on its own.</summary>
+  public Tensor RetainOutput() { return new Tensor(RetainOutputReference()); }
 
   /// <summary>The state and output, e.g. "Batch(complete, float32 NCHW [2, 3, 224, 224] on CPU, ...)".</summary>
   public override string ToString() {

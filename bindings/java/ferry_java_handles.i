@@ -15,6 +15,9 @@
 %javamethodmodifiers transform_output_info "private";
 %javamethodmodifiers ferry_batch_s::describe "private";
 %javamethodmodifiers ferry_tensor_info::describe "private";
+%javamethodmodifiers ferry_batch_s::retain_output_reference "";
+%javamethodmodifiers ferry_tensor_info::describe_reference "";
+%javamethodmodifiers tensor_release "";
 
 /* Transform's array setters: the Java methods below remember each length. */
 %ignore ferry_transform::set_mean;
@@ -112,6 +115,13 @@
     delete();
     keepAlive = null;
   }
+
+  /**
+   * A new reference to the output, valid until the Tensor is closed (or, dropped, collected with
+   * its views), even after this batch is closed and the context closed. Read it after
+   * {@link #await()}. Cheap; each call gives its own Tensor.
+   */
+  public Tensor retainOutput() { return new Tensor(retainOutputReference()); }
 
   /** The state and output, e.g. "Batch(complete, float32 NCHW [2, 3, 224, 224] on CPU, ...)". */
   @Override

@@ -275,25 +275,167 @@ public class FerryTests {
                     version);
   }
 
-  /// <summary>byte[] sources set with Source.SetBuffer, dropped with their Batch (no Dispose)
-  /// while ferry still converts them: SourceLifetime.Run in a child NUnit process, so that a crash
-  /// fails this test instead of the whole run.</summary>
+  static void AssertUnitScale(byte[] data, ReadOnlySpan<float> values) {
+    Assert.AreEqual(data.Length, values.Length);
+    for (int i = 0; i < data.Length; ++i) Assert.AreEqual(data[i] / 255.0f, values[i], 1e-6f, "element " + i);
+  }
+
   [Test]
-  public void DroppedSourceStaysAliveUntilFerryIsDone() {
+  public void TensorOutlivesItsBatchAndContext() {
+    byte[] data = Pixels(2 * 4 * 5 * 3);
+    Tensor tensor;
+    using (Context ctx = CpuContext())
+    using (var source = new Source().SetShape(2, 4, 5, 3))
+    using (var t = new Transform().SetOutLayout("NHWC"))
+    using (Batch batch = ctx.Submit(source, data, t)) {
+      batch.Wait();
+      tensor = batch.RetainOutput();
+    }
+    // What the disposed context freed is reused by another context's batches.
+    using (Context other = CpuContext())
+    using (var source = new Source().SetShape(2, 4, 5, 3)) {
+      for (int i = 0; i < 4; ++i) {
+        using (Batch batch = other.Submit(source, new byte[data.Length])) batch.Wait();
+      }
+    }
+    using (Tensor held = tensor) {
+      StringAssert.StartsWith("Tensor(float32 NHWC [2, 4, 5, 3] on CPU, 480 bytes", held.ToString());
+      CollectionAssert.AreEqual(new long[] { 2, 4, 5, 3 }, held.Shape());
+      Assert.AreEqual(DeviceKind.Cpu, held.DeviceKind);
+      Assert.AreEqual(480, held.AsSpan<byte>().Length);
+      AssertUnitScale(data, held.AsSpan<float>());
+      AssertUnitScale(data, held.ToArray<float>());
+      AssertUnitScale(data, held.AsMemory<float>().Span);
+      Assert.Throws<InvalidArgumentException>(() => held.AsSpan<double>());
+      Assert.Throws<InvalidArgumentException>(() => held.ToArray<ushort>());
+      using (TensorInfo info = held.Info()) Assert.AreEqual(held.Data, info.Data);
+    }
+    tensor.Dispose();  // idempotent
+    Assert.AreEqual("Tensor(disposed)", tensor.ToString());
+    Assert.Throws<InvalidHandleException>(() => { IntPtr unused = tensor.Data; });
+    Assert.Throws<InvalidHandleException>(() => tensor.ToArray<float>());
+  }
+
+  [Test]
+  public void RetainOutputOfADisposedBatchIsInvalidHandle() {
+    using (Context ctx = CpuContext())
+    using (var source = new Source().SetShape(1, 4, 5, 3)) {
+      Batch batch = ctx.Submit(source, Pixels(60));
+      batch.Dispose();
+      Assert.Throws<InvalidHandleException>(() => batch.RetainOutput());
+    }
+  }
+
+  static ulong DeviceInUse(Context ctx) {
+    using (Stats stats = ctx.Stats()) return stats.DeviceInUseBytes;
+  }
+
+  // Collects (and runs finalizers) until `done`, at most `times` times.
+  static void CollectUntil(Func<bool> done, int times) {
+    for (int i = 0; i < times && !done(); ++i) {
+      GC.Collect();
+      GC.WaitForPendingFinalizers();
+      Thread.Sleep(10);
+    }
+  }
+
+  // Runs `body` on a thread of its own: no stack slot of the caller's thread (which Mono scans
+  // conservatively) keeps what it drops.
+  static void OnAnotherThread(ThreadStart body) {
+    var thread = new Thread(body);
+    thread.Start();
+    thread.Join();
+  }
+
+  class Holder { public Memory<float> Memory; }
+
+  [Test]
+  public void ADroppedTensorLetsGoOnceItAndItsMemoryAreUnreachable() {
+    byte[] data = Pixels(2 * 4 * 5 * 3);
+    using (Context ctx = CpuContext())
+    using (var source = new Source().SetShape(2, 4, 5, 3))
+    using (var t = new Transform().SetOutLayout("NHWC")) {
+      var holder = new Holder();
+      ulong batchOnly = 0;
+      OnAnotherThread(() => {
+        using (Batch batch = ctx.Submit(source, data, t)) {
+          batch.Wait();
+          batchOnly = DeviceInUse(ctx);
+          holder.Memory = batch.RetainOutput().AsMemory<float>();  // the Tensor itself is dropped at once
+        }
+      });
+      Assert.GreaterOrEqual(batchOnly, 480UL);
+      CollectUntil(() => false, 5);
+      Assert.AreEqual(batchOnly, DeviceInUse(ctx), "the Memory keeps the output");
+      OnAnotherThread(() => AssertUnitScale(data, holder.Memory.Span));
+      holder.Memory = default(Memory<float>);
+      CollectUntil(() => DeviceInUse(ctx) == 0, 2000);
+      Assert.AreEqual(0UL, DeviceInUse(ctx), "the finalizer released the dropped Tensor");
+    }
+  }
+
+  // Runs the Explicit fixture `fixture` in a child nunit-console: a crash or a hang there fails
+  // the calling test, not the whole run.
+  static void RunInChild(string fixture) {
     string assembly = typeof(SourceLifetime).Assembly.Location;
-    var start = new System.Diagnostics.ProcessStartInfo("nunit-console",
-        "-nologo -noshadow -noresult -run:Ferry.Tests.SourceLifetime \"" + assembly + "\"");
+    string output = Run("nunit-console", "-nologo -noshadow -noresult -run:Ferry.Tests." + fixture + " \"" + assembly + "\"",
+                        System.IO.Path.GetDirectoryName(assembly), 300);
+    StringAssert.Contains("Tests run: 1, Errors: 0, Failures: 0", output);
+  }
+
+  /// <summary>byte[] sources set with Source.SetBuffer, dropped with their Batch (no Dispose)
+  /// while ferry still converts them (SourceLifetime).</summary>
+  [Test]
+  public void DroppedSourceStaysAliveUntilFerryIsDone() { RunInChild("SourceLifetime"); }
+
+  const string ExitWithOpenContext = @"
+static class ExitWithOpenContext {
+  static void Main() {
+    var options = new Ferry.ContextOptions();
+    options.DeviceKind = Ferry.DeviceKind.Cpu;
+    var ctx = new Ferry.Context(options);  // never disposed
+    var source = new Ferry.Source().SetShape(8, 64, 64, 3).SetBuffer(new byte[8 * 64 * 64 * 3]);
+    for (int i = 0; i < 8; ++i) ctx.Submit(source).Wait();
+    System.Console.WriteLine(""ok"");
+  }
+}";
+
+  /// <summary>A program that leaves a context open after SetBuffer submits (whose completion
+  /// callbacks ran on ferry threads, which Mono then waits for at exit) still exits: compiled with
+  /// mcs and run with mono (not under NUnit, whose domain unload does not wait).</summary>
+  [Test]
+  public void AProgramWithAnOpenContextExits() {
+    string dir = System.IO.Path.Combine(System.IO.Path.GetTempPath(), "ferry-exit-" + Guid.NewGuid().ToString("N"));
+    System.IO.Directory.CreateDirectory(dir);
+    try {
+      string ferryDll = typeof(Context).Assembly.Location;
+      System.IO.File.WriteAllText(System.IO.Path.Combine(dir, "ExitWithOpenContext.cs"), ExitWithOpenContext);
+      Run("mcs", "-nologo -out:ExitWithOpenContext.exe -r:\"" + ferryDll + "\" ExitWithOpenContext.cs", dir, 120);
+      var mono = Run("mono", "ExitWithOpenContext.exe", dir, 60, System.IO.Path.GetDirectoryName(ferryDll));
+      StringAssert.Contains("ok", mono);
+    } finally {
+      System.IO.Directory.Delete(dir, true);
+    }
+  }
+
+  // Runs a program; fails the test unless it exits 0 within `seconds`. Returns what it printed.
+  static string Run(string program, string arguments, string dir, int seconds, string monoPath = null) {
+    var start = new System.Diagnostics.ProcessStartInfo(program, arguments);
     start.UseShellExecute = false;
     start.RedirectStandardOutput = true;
     start.RedirectStandardError = true;
-    start.WorkingDirectory = System.IO.Path.GetDirectoryName(assembly);
+    start.WorkingDirectory = dir;
+    if (monoPath != null) start.EnvironmentVariables["MONO_PATH"] = monoPath;
     using (var child = System.Diagnostics.Process.Start(start)) {
       var errors = child.StandardError.ReadToEndAsync();
-      string output = child.StandardOutput.ReadToEnd();
-      Assert.IsTrue(child.WaitForExit(300 * 1000), "the child did not finish");
-      output += errors.Result;
-      Assert.AreEqual(0, child.ExitCode, output);
-      StringAssert.Contains("Tests run: 1, Errors: 0, Failures: 0", output);
+      var output = child.StandardOutput.ReadToEndAsync();
+      if (!child.WaitForExit(seconds * 1000)) {
+        child.Kill();
+        Assert.Fail("{0} {1} did not finish in {2} s", program, arguments, seconds);
+      }
+      string text = output.Result + errors.Result;
+      Assert.AreEqual(0, child.ExitCode, program + " " + arguments + ": " + text);
+      return text;
     }
   }
 }

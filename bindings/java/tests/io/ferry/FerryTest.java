@@ -284,4 +284,88 @@ class FerryTest {
     assertEquals(0, child.exitValue(), output);
     assertTrue(output.contains("ok"), output);
   }
+
+  private static void assertUnitScale(byte[] data, FloatBuffer values) {
+    assertEquals(data.length, values.remaining());
+    for (int i = 0; i < data.length; ++i) {
+      assertEquals((data[i] & 0xff) / 255.0f, values.get(i), 1e-6f, "element " + i);
+    }
+  }
+
+  @Test
+  void tensorOutlivesItsBatchAndContext() {
+    byte[] data = pixels(2 * 4 * 5 * 3);
+    Tensor tensor;
+    try (Context ctx = cpuContext(); Source source = new Source().setShape(2, 4, 5, 3); Transform t = new Transform()) {
+      t.setOutLayout("NHWC");
+      try (Batch batch = ctx.submit(source, data, t)) {
+        batch.await();
+        tensor = batch.retainOutput();
+      }
+    }
+    // What the closed context freed is reused by another context's batches.
+    try (Context other = cpuContext(); Source source = new Source().setShape(2, 4, 5, 3)) {
+      for (int i = 0; i < 4; ++i) {
+        try (Batch batch = other.submit(source, new byte[data.length], null)) { batch.await(); }
+      }
+    }
+    try (Tensor held = tensor) {
+      assertTrue(held.toString().startsWith("Tensor(float32 NHWC [2, 4, 5, 3] on CPU, 480 bytes"), held.toString());
+      assertArrayEquals(new long[] {2, 4, 5, 3}, held.shape());
+      assertEquals(DeviceKind.CPU, held.getDeviceKind());
+      assertEquals(480, held.asByteBuffer().capacity());
+      assertUnitScale(data, held.asFloatBuffer());
+      assertThrows(FerryException.InvalidArgument.class, held::asShortBuffer);
+      try (TensorInfo info = held.info()) {
+        assertEquals(held.getData(), info.getData());
+      }
+    }
+    tensor.close(); // idempotent
+    assertEquals("Tensor(closed)", tensor.toString());
+    assertThrows(FerryException.InvalidHandle.class, tensor::getData);
+    assertThrows(FerryException.InvalidHandle.class, tensor::asFloatBuffer);
+  }
+
+  @Test
+  void retainOutputOfAClosedBatchIsInvalidHandle() {
+    try (Context ctx = cpuContext(); Source source = new Source().setShape(1, 4, 5, 3)) {
+      Batch batch = ctx.submit(source, pixels(60), null);
+      batch.close();
+      assertThrows(FerryException.InvalidHandle.class, batch::retainOutput);
+    }
+  }
+
+  private static long deviceInUse(Context ctx) {
+    try (Stats stats = ctx.stats()) {
+      return stats.getDeviceInUseBytes();
+    }
+  }
+
+  @Test
+  void aDroppedTensorLetsGoOnceItAndItsViewsAreUnreachable() throws InterruptedException {
+    byte[] data = pixels(2 * 4 * 5 * 3);
+    try (Context ctx = cpuContext(); Source source = new Source().setShape(2, 4, 5, 3); Transform t = new Transform()) {
+      t.setOutLayout(Layout.NHWC);
+      FloatBuffer view;
+      try (Batch batch = ctx.submit(source, data, t)) {
+        batch.await();
+        view = batch.retainOutput().asFloatBuffer(); // the Tensor itself is dropped at once
+      }
+      long held = deviceInUse(ctx);
+      assertTrue(held >= 480, "device memory in use: " + held);
+      for (int i = 0; i < 5; ++i) {
+        System.gc();
+        Thread.sleep(10);
+      }
+      assertEquals(held, deviceInUse(ctx), "the view keeps the output");
+      assertUnitScale(data, view);
+      view = null;
+      long deadline = System.nanoTime() + 20_000_000_000L;
+      while (deviceInUse(ctx) != 0 && System.nanoTime() < deadline) {
+        System.gc();
+        Thread.sleep(10);
+      }
+      assertEquals(0, deviceInUse(ctx), "the Cleaner released the dropped Tensor");
+    }
+  }
 }
