@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "core/enum_field.h"
 #include "core/error.h"
 
 namespace ferry::core {
@@ -29,10 +30,8 @@ ferry_context_options default_context_options() noexcept {
 }
 
 void validate_context_options(const ferry_context_options& o) {
-  FERRY_EXPECT(o.device_kind == FERRY_DEVICE_AUTO || o.device_kind == FERRY_DEVICE_CPU ||
-                   o.device_kind == FERRY_DEVICE_CUDA,
-               FERRY_ERR_UNSUPPORTED, "options->device_kind is ", static_cast<int>(o.device_kind),
-               ": expected FERRY_DEVICE_AUTO (0), FERRY_DEVICE_CPU (1) or FERRY_DEVICE_CUDA (2)");
+  checked_enum_field(o.device_kind, {FERRY_DEVICE_AUTO, FERRY_DEVICE_CPU, FERRY_DEVICE_CUDA}, "options->device_kind",
+                     "FERRY_DEVICE_AUTO (0), FERRY_DEVICE_CPU (1) or FERRY_DEVICE_CUDA (2)");
   FERRY_EXPECT(o.device_index >= 0, FERRY_ERR_OUT_OF_RANGE, "options->device_index is ", o.device_index,
                ": must not be negative");
   FERRY_EXPECT(o.stream_count >= 1 && o.stream_count <= 64, FERRY_ERR_INVALID_ARGUMENT,

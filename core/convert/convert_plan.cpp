@@ -6,6 +6,7 @@
 #include "core/checked_math.h"
 #include "core/convert/half_bits.h"
 #include "core/convert/strided_layout.h"
+#include "core/enum_field.h"
 #include "core/error.h"
 
 namespace ferry::core {
@@ -22,13 +23,18 @@ int element_size_of(ferry_dtype dtype) {
     case FERRY_DTYPE_FLOAT16:
     case FERRY_DTYPE_BFLOAT16: return 2;
   }
-  fail(FERRY_ERR_UNSUPPORTED, "transform.out_dtype is ", static_cast<int>(dtype),
-       ": not a ferry_dtype (UINT8 1, FLOAT32 2, FLOAT16 3, BFLOAT16 4)");
+  return 0;  // unreachable: dtype comes from checked_dtype
 }
 
-void check_layout_enum(ferry_layout layout, const char* name) {
-  FERRY_EXPECT(layout == FERRY_LAYOUT_NHWC || layout == FERRY_LAYOUT_NCHW, FERRY_ERR_UNSUPPORTED, name, " is ",
-               static_cast<int>(layout), ": not a ferry_layout (NHWC 1, NCHW 2)");
+// The caller's enum fields, read as ints and validated (core/enum_field.h).
+ferry_dtype checked_dtype(const ferry_dtype& field) {
+  return checked_enum_field(field, {FERRY_DTYPE_UINT8, FERRY_DTYPE_FLOAT32, FERRY_DTYPE_FLOAT16, FERRY_DTYPE_BFLOAT16},
+                            "transform.out_dtype",
+                            "a ferry_dtype (UINT8 1, FLOAT32 2, FLOAT16 3, BFLOAT16 4)");
+}
+
+ferry_layout checked_layout(const ferry_layout& field, const char* name) {
+  return checked_enum_field(field, {FERRY_LAYOUT_NHWC, FERRY_LAYOUT_NCHW}, name, "a ferry_layout (NHWC 1, NCHW 2)");
 }
 
 std::uint32_t value_bits(ferry_dtype dtype, float v, const char* name) {
@@ -50,7 +56,7 @@ void check_positive(std::int64_t v, const char* name) {
 }
 
 void check_source(ConvertPlan& plan, const ferry_source& s) {
-  check_layout_enum(s.layout, "source.layout");
+  const ferry_layout layout = checked_layout(s.layout, "source.layout");
   FERRY_EXPECT(s.n > 0, FERRY_ERR_INVALID_ARGUMENT, "source.n is ", s.n, ": must be positive");
   check_positive(s.h, "source.h");
   check_positive(s.w, "source.w");
@@ -64,12 +70,12 @@ void check_source(ConvertPlan& plan, const ferry_source& s) {
   plan.h = s.h;
   plan.w = s.w;
   plan.c = s.c;
-  plan.source_layout = s.layout;
+  plan.source_layout = layout;
   plan.source_has_samples = s.samples != nullptr;
   StridedDim c{"source.stride_c", s.c, s.stride_c}, w{"source.stride_w", s.w, s.stride_w},
       h{"source.stride_h", s.h, s.stride_h}, n{"source.stride_n", s.n, plan.source_has_samples ? 0 : s.stride_n};
   StridedDim dims[4];
-  if (s.layout == FERRY_LAYOUT_NHWC) {
+  if (layout == FERRY_LAYOUT_NHWC) {
     dims[0] = c, dims[1] = w, dims[2] = h;
   } else {
     dims[0] = w, dims[1] = h, dims[2] = c;
@@ -202,10 +208,9 @@ void check_geometry(ConvertPlan& plan, const ferry_transform& t) {
 }
 
 void check_transform(ConvertPlan& plan, const ferry_transform& t) {
-  plan.element_size = element_size_of(t.out_dtype);
-  plan.dtype = t.out_dtype;
-  check_layout_enum(t.out_layout, "transform.out_layout");
-  plan.out_layout = t.out_layout;
+  plan.dtype = checked_dtype(t.out_dtype);
+  plan.element_size = element_size_of(plan.dtype);
+  plan.out_layout = checked_layout(t.out_layout, "transform.out_layout");
   FERRY_EXPECT(t.out_channels >= 0 && t.out_channels <= 4, FERRY_ERR_INVALID_ARGUMENT, "transform.out_channels is ",
                t.out_channels, ": must be 0 (the input's) or 1..4");
   plan.out_channels = t.out_channels == 0 ? static_cast<int>(plan.c) : t.out_channels;

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/checked_math.h"
+#include "core/enum_field.h"
 #include "core/error.h"
 
 namespace ferry::core {
@@ -142,9 +143,9 @@ Stager::~Stager() {
 std::shared_ptr<Batch> Stager::prepare(const void* owner, const ferry_source& source,
                                        const ferry_transform& transform, const ferry_output* output,
                                        const ferry_submit_options& options) {
-  FERRY_EXPECT(options.source_policy >= FERRY_SOURCE_AUTO && options.source_policy <= FERRY_SOURCE_REGISTER,
-               FERRY_ERR_UNSUPPORTED, "options->source_policy is ", static_cast<int>(options.source_policy),
-               ": expected FERRY_SOURCE_AUTO (0), FERRY_SOURCE_STAGE (1) or FERRY_SOURCE_REGISTER (2)");
+  checked_enum_field(options.source_policy, {FERRY_SOURCE_AUTO, FERRY_SOURCE_STAGE, FERRY_SOURCE_REGISTER},
+                     "options->source_policy",
+                     "FERRY_SOURCE_AUTO (0), FERRY_SOURCE_STAGE (1) or FERRY_SOURCE_REGISTER (2)");
   FERRY_EXPECT(options.priority >= 0, FERRY_ERR_INVALID_ARGUMENT, "options->priority is ", options.priority,
                ": must be 0 (normal) or positive (high)");
   auto batch = std::make_shared<Batch>(link_, owner);
