@@ -180,7 +180,13 @@
 %typemap(cscode) ferry_transform %{
   long meanLength, stdLength, perSampleMeanLength, perSampleStdLength, perSampleCropLength, perSampleMirrorLength;
 
-  public void SetChannelMap(params int[] values) { SetChannelMap(values, Count(values)); }
+  /// <summary>Output channel k reads input channel values[k]; sets OutChannels to values.Length
+  /// (1 to 4). BGR to RGB: 2, 1, 0; BGRA to RGB: 2, 1, 0; gray to RGB: 0, 0, 0.</summary>
+  public Transform SetChannelMap(params int[] values) {
+    SetChannelMap(values, Count(values));
+    OutChannels = values.Length;
+    return this;
+  }
 
   /// <summary>The mean subtracted from each output channel (after scale): one value for every
   /// channel, or exactly one per output channel (the source's C, or OutChannels; PadChannelsTo4

@@ -25,6 +25,8 @@
 %javamethodmodifiers ferry_transform::set_mean_values "private";
 %javamethodmodifiers ferry_transform::set_std_values "private";
 %javamethodmodifiers ferry_transform::check_value_lengths "private";
+%rename(setChannelMapNative) ferry_transform::set_channel_map;
+%javamethodmodifiers ferry_transform::set_channel_map "private";
 %rename(setPerSampleMeanNative) ferry_transform::set_per_sample_mean;
 %javamethodmodifiers ferry_transform::set_per_sample_mean "private";
 %rename(setPerSampleStdNative) ferry_transform::set_per_sample_std;
@@ -164,6 +166,16 @@
   /** Frees the native descriptor. Idempotent. */
   @Override
   public void close() { delete(); }
+
+  /**
+   * Output channel k reads input channel values[k]; sets outChannels to values.length (1 to 4).
+   * BGR to RGB: 2, 1, 0; BGRA to RGB: 2, 1, 0; gray to RGB: 0, 0, 0.
+   */
+  public Transform setChannelMap(int... values) {
+    setChannelMapNative(values);
+    setOutChannels(values.length);
+    return this;
+  }
 
   /**
    * The mean subtracted from each output channel (after scale): one value for every channel, or

@@ -194,6 +194,18 @@ public class FerryTests {
   }
 
   [Test]
+  public void AChannelMapSetsTheOutputChannels() {
+    byte[] data = Pixels(1 * 4 * 5 * 3);
+    using (Context ctx = CpuContext())
+    using (var t = new Transform().SetOutLayout("NHWC")) {
+      t.SetChannelMap(2, 1, 0);  // BGR -> RGB
+      Assert.AreEqual(3, t.OutChannels);
+      float[] values = ConvertNhwc(ctx, data, 1, 3, t);
+      for (int i = 0; i < data.Length; ++i) Assert.AreEqual(data[i - i % 3 + (2 - i % 3)] / 255.0f, values[i], 1e-6f, "element " + i);
+    }
+  }
+
+  [Test]
   public void MeanAndStdLengthsAreCheckedAgainstTheChannels() {
     byte[] data = Pixels(1 * 4 * 5 * 4);
     using (Context ctx = CpuContext())
@@ -218,7 +230,6 @@ public class FerryTests {
 
       // A channel map of 2 out of 4, padded to 4: mean and std are for the 2 mapped channels.
       source.SetShape(1, 4, 5, 4);
-      t.OutChannels = 2;
       t.SetChannelMap(2, 0);
       t.PadChannelsTo4 = 1;
       e = Assert.Throws<InvalidArgumentException>(() => ctx.Submit(source, data, t));

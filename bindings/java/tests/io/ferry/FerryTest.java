@@ -191,6 +191,21 @@ class FerryTest {
   }
 
   @Test
+  void aChannelMapSetsTheOutputChannels() {
+    byte[] data = pixels(1 * 4 * 5 * 3);
+    try (Context ctx = cpuContext(); Transform t = new Transform()) {
+      t.setOutLayout(Layout.NHWC);
+      t.setChannelMap(2, 1, 0); // BGR -> RGB
+      assertEquals(3, t.getOutChannels());
+      float[] values = convertNhwc(ctx, data, 1, 3, t);
+      for (int i = 0; i < data.length; ++i) {
+        int mapped = i - i % 3 + (2 - i % 3);
+        assertEquals((data[mapped] & 0xff) / 255.0f, values[i], 1e-6f, "element " + i);
+      }
+    }
+  }
+
+  @Test
   void meanAndStdLengthsAreCheckedAgainstTheChannels() {
     byte[] data = pixels(1 * 4 * 5 * 4);
     try (Context ctx = cpuContext(); Source source = new Source().setShape(1, 4, 5, 3); Transform t = new Transform()) {
@@ -212,8 +227,7 @@ class FerryTest {
 
       // A channel map of 2 out of 4, padded to 4: mean and std are for the 2 mapped channels.
       source.setShape(1, 4, 5, 4);
-      t.setOutChannels(2);
-      t.setChannelMap(new int[] {2, 0});
+      t.setChannelMap(2, 0);
       t.setPadChannelsTo4(1);
       e = assertThrows(FerryException.InvalidArgument.class, () -> ctx.submit(source, data, t));
       assertTrue(e.getMessage().contains("2 channels (then padded to 4"), e.getMessage());
