@@ -328,6 +328,27 @@ public class FerryTests {
   }
 
   [Test]
+  public void DisposingABatchInFlightDoesNotWaitForIt() {
+    using (var options = new ContextOptions()) {
+      options.DeviceKind = DeviceKind.Cpu;
+      options.CpuThreads = 1;
+      using (var ctx = new Context(options))
+      using (var source = new Source().SetShape(64, 224, 224, 3).SetBuffer(new byte[64 * 224 * 224 * 3]))
+      using (var t = new Transform()) {
+        t.Mirror = (int)Ferry.Mirror.X;
+        Batch batch = ctx.Submit(source, t);
+        batch.Dispose();  // returns while the batch still converts
+        using (Stats stats = ctx.Stats()) {
+          Assert.AreEqual(1UL, stats.BatchesSubmitted);
+          Assert.AreEqual(0UL, stats.BatchesCompleted, "Dispose() waited for the batch");
+        }
+        batch.Dispose();  // a no-op
+        Assert.Throws<InvalidHandleException>(() => batch.Query());
+      }  // Dispose() of the context waits for it
+    }
+  }
+
+  [Test]
   public void RetainOutputOfADisposedBatchIsInvalidHandle() {
     using (Context ctx = CpuContext())
     using (var source = new Source().SetShape(1, 4, 5, 3)) {

@@ -341,6 +341,26 @@ class FerryTest {
   }
 
   @Test
+  void closingABatchInFlightDoesNotWaitForIt() {
+    try (ContextOptions options = new ContextOptions()) {
+      options.setDeviceKind(DeviceKind.CPU);
+      options.setCpuThreads(1);
+      try (Context ctx = new Context(options); Source source = new Source(); Transform t = new Transform()) {
+        source.setShape(64, 224, 224, 3).setBuffer(ByteBuffer.allocateDirect(64 * 224 * 224 * 3));
+        t.setMirror(Mirror.X.swigValue());
+        Batch batch = ctx.submit(source, t);
+        batch.close(); // returns while the batch still converts
+        try (Stats stats = ctx.stats()) {
+          assertEquals(1, stats.getBatchesSubmitted());
+          assertEquals(0, stats.getBatchesCompleted(), "close() waited for the batch");
+        }
+        batch.close(); // a no-op
+        assertThrows(FerryException.InvalidHandle.class, batch::query);
+      } // close() of the context waits for it
+    }
+  }
+
+  @Test
   void retainOutputOfAClosedBatchIsInvalidHandle() {
     try (Context ctx = cpuContext(); Source source = new Source().setShape(1, 4, 5, 3)) {
       Batch batch = ctx.submit(source, pixels(60), null);
