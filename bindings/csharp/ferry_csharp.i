@@ -2,7 +2,9 @@
  * subclass per status (src/FerryException.cs), IDisposable handles and structs
  * (SWIG's Dispose plus a finalizer as the safety net), pointers and
  * cudaStream_t as IntPtr, arrays as C# arrays; byte[], Span<byte> and IntPtr
- * sources (ferry_csharp_handles.i). Runs on Mono 6.8 (what Unity embeds) and .NET. */
+ * sources (ferry_csharp_handles.i); what C# shares with Java (source holds,
+ * Transform's checked arrays, tensor references) is ../ferry_managed.i; Tensor
+ * and DTypes/Layouts are src/. Runs on Mono 6.8 (what Unity embeds) and .NET. */
 
 %include <arrays_csharp.i>
 %csconst(1);

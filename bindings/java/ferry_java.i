@@ -2,7 +2,9 @@
  * fields in lowerCamelCase, proper Java enums, a FerryException subclass per
  * status (FerryException.java), AutoCloseable handles and structs, pointers
  * (host, device, cudaStream_t) as long, arrays as Java arrays, direct
- * ByteBuffer and byte[] sources (Context.java code below). */
+ * ByteBuffer and byte[] sources (ferry_java_handles.i); what Java shares with
+ * C# (source holds, Transform's checked arrays, tensor references) is
+ * ../ferry_managed.i; Tensor and FerryException are src/io/ferry/. */
 
 %include <enums.swg>
 %javaconst(1);
@@ -51,7 +53,6 @@ static void ferry_managed_release_hold(void* hold) {
 
 /* A JNIEnv* jenv parameter is the calling thread's environment, not a Java argument. */
 %typemap(in, numinputs=0) JNIEnv* jenv "$1 = jenv;"
-
 
 /* ---- names ---- */
 %rename("%(lowercamelcase)s", %$isfunction, %$not %$isconstructor, %$not %$isdestructor) "";
