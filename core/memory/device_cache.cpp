@@ -93,9 +93,10 @@ void* DeviceCache::grow(Arena& home, std::size_t bytes, std::size_t rounded, Str
   }
   home.counters.misses.fetch_add(1, std::memory_order_relaxed);
   if (p == nullptr)
-    fail(FERRY_ERR_OUT_OF_MEMORY, "bytes is ", bytes, ": the device has no room for a block of ", rounded,
-         " bytes (cudaMalloc failed, also after ferry gave back ", released, " cached bytes and retried); ferry holds ",
-         reserved_.load(), " bytes of device memory, ", in_use_now(), " of them in use");
+    fail(FERRY_ERR_OUT_OF_MEMORY, "bytes is ", bytes, ": no memory for a block of ", rounded, " bytes (",
+         backend_.device_method(), " failed, also after ferry gave back ", released,
+         " cached bytes and retried); ferry holds ", reserved_.load(), " bytes in its device cache, ", in_use_now(),
+         " of them in use");
   try {
     std::lock_guard<std::mutex> lock(home.mutex);
     ArenaBlock* b = home.blocks.allocate_from_new_segment(reinterpret_cast<std::uintptr_t>(p), segment, rounded, key);

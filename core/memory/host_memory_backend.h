@@ -16,6 +16,7 @@ class HostMemoryBackend final : public MemoryBackend {
 
   bool has_streams() const noexcept override { return false; }
   const char* pinned_method() const noexcept override { return "aligned host memory (CPU backend)"; }
+  const char* device_method() const noexcept override { return "aligned host memory (CPU backend)"; }
   void* device_malloc(std::size_t bytes) override { return aligned(bytes); }
   void device_free(void* ptr) noexcept override;
   void* pinned_alloc(std::size_t bytes) override { return aligned(bytes); }

@@ -28,6 +28,9 @@ class MemoryBackend {
   virtual bool has_streams() const noexcept = 0;
   // A name for messages and benchmarks: "cudaHostAlloc", "malloc+cudaHostRegister", ...
   virtual const char* pinned_method() const noexcept = 0;
+  // What device_malloc calls, for out-of-memory messages: "cudaMalloc", or
+  // on the CPU backend the host allocation that stands in for device memory.
+  virtual const char* device_method() const noexcept = 0;
 
   // Device memory. Returns nullptr when the device is out of memory (the
   // caller frees cached blocks and retries); throws ferry::Error on any other failure.

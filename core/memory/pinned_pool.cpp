@@ -18,7 +18,7 @@ PinnedPool::PinnedPool(MemoryBackend& backend, EventPool& events, Options option
                  options_.prealloc_bytes, ": more than pinned_cache_bytes (", options_.cap_bytes, ")");
     void* p = backend_alloc(size);
     FERRY_EXPECT(p != nullptr, FERRY_ERR_OUT_OF_MEMORY, "pinned_prealloc_bytes is ", options_.prealloc_bytes,
-                 ": the system could not page-lock ", size, " bytes (", backend_.pinned_method(), " failed)");
+                 ": no memory for ", size, " pinned bytes (", backend_.pinned_method(), " failed)");
     arenas_[0]->blocks.add_free_segment(reinterpret_cast<std::uintptr_t>(p), size);
     held_.store(size);
   }
@@ -97,7 +97,7 @@ void* PinnedPool::grow(Arena& home, std::size_t rounded, std::size_t bytes) {
   }
   if (p == nullptr) {
     held_.fetch_sub(segment, std::memory_order_relaxed);
-    fail(FERRY_ERR_OUT_OF_MEMORY, "bytes is ", bytes, ": the system could not page-lock ", segment, " bytes (",
+    fail(FERRY_ERR_OUT_OF_MEMORY, "bytes is ", bytes, ": no memory for ", segment, " pinned bytes (",
          backend_.pinned_method(), " failed; ferry holds ", held_.load(), " pinned bytes)");
   }
   try {

@@ -21,6 +21,7 @@ class FakeMemoryBackend final : public core::MemoryBackend {
 
   bool has_streams() const noexcept override { return true; }
   const char* pinned_method() const noexcept override { return "fake"; }
+  const char* device_method() const noexcept override { return "fake"; }
 
   void* device_malloc(std::size_t bytes) override {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -29,6 +29,7 @@ class FailingBackend final : public core::MemoryBackend {
   std::atomic<int> device_allocs_left{1 << 30};
   bool has_streams() const noexcept override { return host_.has_streams(); }
   const char* pinned_method() const noexcept override { return "test"; }
+  const char* device_method() const noexcept override { return "test"; }
   void* device_malloc(std::size_t bytes) override {
     return device_allocs_left.fetch_sub(1) > 0 ? host_.device_malloc(bytes) : nullptr;
   }

@@ -61,6 +61,7 @@ class CudaMemoryBackend final : public MemoryBackend {
   const char* pinned_method() const noexcept override {
     return method_ == PinnedMethod::kHostAlloc ? "cudaHostAlloc" : "malloc+prefault+cudaHostRegister";
   }
+  const char* device_method() const noexcept override { return "cudaMalloc"; }
 
   void* device_malloc(std::size_t bytes) override {
     cuda::DeviceGuard guard(device_);
