@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/convert/cpu_features.h"
 #include "core/convert/half_bits.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
@@ -48,8 +49,10 @@ inline void convert_scalar(const std::uint8_t* in, typename Out<D>::T* out, cons
   }
 }
 
+// An empty run may come with null pointers (an empty vector's data()):
+// memcpy's pointers must be valid even for zero bytes.
 void copy_run(const std::uint8_t* in, void* out, const float*, const float*, int count) {
-  std::memcpy(out, in, static_cast<std::size_t>(count));
+  if (count > 0) std::memcpy(out, in, static_cast<std::size_t>(count));
 }
 
 // ---- portable: whole tables of 24 at a time, a fixed-length inner loop the compiler vectorizes ----
@@ -160,11 +163,7 @@ bool portable_forced_by_environment() {
 
 bool cpu_has_vector_kernels() {
 #if defined(FERRY_CPU_X86_KERNELS)
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
-  }();
-  return has;
+  return cpu_has_avx2_f16c();
 #else
   return false;
 #endif
