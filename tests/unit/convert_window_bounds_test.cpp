@@ -11,6 +11,7 @@
 #include "ferry/ferry.h"
 #include "tests/unit/convert_reference.h"
 #include "tests/unit/convert_window_cases.h"
+#include "tests/unit/test_context.h"
 
 namespace {
 
@@ -42,22 +43,12 @@ std::string check(ferry_context_t ctx, WindowCase& c) {
   return "";
 }
 
-ferry_context_t cpu_context() {
-  ferry_context_options opts;
-  ferry_context_options_init(&opts, sizeof opts);
-  opts.device_kind = FERRY_DEVICE_CPU;
-  opts.cpu_threads = 2;
-  ferry_context_t ctx = nullptr;
-  EXPECT_EQ(ferry_context_create(&ctx, &opts), FERRY_OK) << ferry_last_error();
-  return ctx;
-}
-
 }  // namespace
 
 // The reproducer: a 1x4x4x1 source, crop {x -100, y 0, w 2, h 1},
 // an output of exactly the 8 bytes ferry_transform_output_info reports.
 TEST(ConvertWindowBounds, WindowFarLeftOfTheImageWritesOnlyItsOutput) {
-  ferry_context_t ctx = cpu_context();
+  ferry_context_t ctx = make_test_context(FERRY_DEVICE_CPU, 2);
   ASSERT_NE(ctx, nullptr);
   std::vector<std::uint8_t> image(16, 50);
   ferry_source s;
@@ -85,7 +76,7 @@ TEST(ConvertWindowBounds, WindowFarLeftOfTheImageWritesOnlyItsOutput) {
 }
 
 TEST(ConvertWindowBounds, EveryWindowPositionMatchesTheReferenceAndStaysInside) {
-  ferry_context_t ctx = cpu_context();
+  ferry_context_t ctx = make_test_context(FERRY_DEVICE_CPU, 2);
   ASSERT_NE(ctx, nullptr);
   int cases = 0, failures = 0;
   for_each_window_case([&](WindowCase* c) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ferry/ferry.h"
+#include "tests/unit/test_context.h"
 
 namespace {
 
@@ -29,14 +30,7 @@ void expect_rejected(ferry_status status, const std::string& field, int value) {
 }
 
 struct CpuContext {
-  ferry_context_t ctx = nullptr;
-  CpuContext() {
-    ferry_context_options o;
-    ferry_context_options_init(&o, sizeof o);
-    o.device_kind = FERRY_DEVICE_CPU;
-    o.cpu_threads = 1;
-    EXPECT_EQ(ferry_context_create(&ctx, &o), FERRY_OK) << ferry_last_error();
-  }
+  ferry_context_t ctx = ferry::test::make_test_context(FERRY_DEVICE_CPU, 1);
   ~CpuContext() { ferry_context_destroy(ctx); }
 };
 
