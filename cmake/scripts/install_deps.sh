@@ -12,6 +12,8 @@ if [ "$what" = test ]; then
   # The Python tests run under Debian's python3 (python3-torch gives torch.from_dlpack on the CPU).
   apt_packages+=(openjdk-17-jdk-headless junit5 mono-devel nunit-console libnunit-cil-dev
                  python3-dev python3-numpy python3-pytest python3-torch)
+  # Property tests (bindings/python/tests/test_properties.py).
+  apt_packages+=(python3-hypothesis)
 fi
 
 sudo_cmd=""
