@@ -75,10 +75,13 @@ cmake --build "$work/nocuda/out" >/dev/null
 printf '%-26s ' "ferry::ferry, no CUDA:"; "$work/nocuda/out/quickstart"
 
 # ---- 3. the Python package ----
-python="$(cache Python3_EXECUTABLE)"
+python="$(cache FERRY_PYTHON_EXECUTABLE)"
 check_python() {
   local p="$1" rel; rel="$(cache FERRY_PYTHON_INSTALL_DIR)"
   [ -f "$p/$rel/ferry/__init__.py" ] || { echo "FAILED: no ferry package in <prefix>/$rel"; exit 1; }
+  if ! "$python" -c "import numpy" 2>/dev/null; then
+    echo "import ferry: not run (NumPy, which ferry needs, is not installed for $python)"; return
+  fi
   PYTHONPATH="$p/$rel" "$python" -c "import ferry, sys; f = ferry.__file__
 assert f.startswith(sys.argv[1]), f
 print('import ferry:', f.replace(sys.argv[1], '<prefix>'))" "$p"

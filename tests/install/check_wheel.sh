@@ -11,7 +11,7 @@ set -euo pipefail
 build="$(cd "$1" && pwd)"; src="$(cd "$2" && pwd)"
 source "$src/tests/readme/readme_blocks.sh"
 unset LD_LIBRARY_PATH PYTHONPATH
-python="$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")"
+python="$(sed -n 's/^FERRY_PYTHON_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")"
 [ -n "$python" ] || { echo "ferry: skipped: the build found no Python"; exit 77; }
 "$python" -m pip --version >/dev/null 2>&1 || { echo "ferry: skipped: no pip for $python (apt-get install python3-pip)"; exit 77; }
 work="$(mktemp -d)"
@@ -44,6 +44,10 @@ echo "module RUNPATH: $runpath"
 [ "$runpath" = '$ORIGIN' ] || { echo "FAILED: the module's RUNPATH is not \$ORIGIN"; exit 1; }
 ldd "$module" | grep -q "libferry.so.0 => $work/site/ferry/" || { ldd "$module"; echo "FAILED: libferry.so.0 not the wheel's"; exit 1; }
 cd "$work"
+if ! "$python" -c "import numpy" 2>/dev/null; then
+  echo "ferry: skipped: import ferry and the quick start not run: NumPy, which ferry needs, is not installed for $python (the wheel's files were checked)"
+  exit 77
+fi
 PYTHONPATH="$work/site" "$python" -c "import ferry, sys; print('import ferry:', ferry.__file__.replace(sys.argv[1], '<site>'))" "$work/site"
 if PYTHONPATH="$work/site" "$python" -c "import numpy, torch" 2>/dev/null; then
   readme_block "$src/README.md" "$(readme_blocks_in "$src/README.md" "Python quick start" python)" > quickstart.py

@@ -8,7 +8,7 @@
 #   plain_flow_skips.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build="$(cd "$1" && pwd)"; src="$(cd "$2" && pwd)"
-python="$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")"
+python="$(sed -n 's/^FERRY_PYTHON_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")"
 [ -n "$python" ] || { echo "ferry: skipped: the build found no Python"; exit 77; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

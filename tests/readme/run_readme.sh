@@ -17,7 +17,8 @@
 #            libferry_csharp.so and libferry.so.0 next to the .exe, no MONO_PATH
 #   main     the README's main command, bash bench/run_main.sh, from the source
 #            folder, with FERRY_BUILD_DIR=BUILD_DIR/readme-main (a build of its
-#            own: the script configures its folder for the benchmark only)
+#            own: the script configures its folder for the benchmark only) and
+#            FERRY_BENCH_OUT under it; checks that the JSON and the chart exist
 # Each sh block runs under bash -ex in a scratch folder holding the saved files
 # and `build` (a link to BUILD_DIR), with PREFIX set, PYTHON first on PATH as
 # python3, and LD_LIBRARY_PATH, MONO_PATH, PYTHONPATH and CLASSPATH unset:
@@ -26,7 +27,7 @@
 set -euo pipefail
 part="$1"; build="$(cd "$2" && pwd)"; src="$(cd "$3" && pwd)"
 # PYTHON: the one CMake found for the build, else python3
-python="${4:-$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")}"; python="${python:-python3}"
+python="${4:-$(sed -n 's/^FERRY_PYTHON_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")}"; python="${python:-python3}"
 readme="$src/README.md"
 source "$(dirname "$0")/readme_blocks.sh"
 
@@ -145,9 +146,15 @@ main)
     if readme_block "$readme" "$b" | grep -q '^bash bench/run_main.sh'; then block="$b"; fi
   done
   [ -n "$block" ] || fail "README.md: no 'bash bench/run_main.sh' block under \"## The two commands\""
-  echo "== README block $block, from $src, FERRY_BUILD_DIR=$build/readme-main:"
+  # Its build and its outputs (the table's JSON and SVG) go under BUILD_DIR, not
+  # over the user's build-main and bench/results.
+  out="$build/readme-main/results"
+  rm -f "$out/ferry-bench.json" "$out/ferry-bench.svg"
+  echo "== README block $block, from $src, FERRY_BUILD_DIR=$build/readme-main FERRY_BENCH_OUT=$out:"
   readme_block "$readme" "$block" | sed 's/^/   | /'
-  (cd "$src" && FERRY_BUILD_DIR="$build/readme-main" bash -ex -c "$(readme_block "$readme" "$block")");;
+  (cd "$src" && FERRY_BUILD_DIR="$build/readme-main" FERRY_BENCH_OUT="$out" \
+     bash -ex -c "$(readme_block "$readme" "$block")")
+  ls "$out/ferry-bench.json" "$out/ferry-bench.svg";;
 *) fail "unknown part '$part'";;
 esac
 echo "ok"
