@@ -70,10 +70,12 @@ def test_dlpack_tensor_outlives_batch_and_context():
 
 
 def test_readme_quick_start_shape_uses_x_after_the_blocks():
+    # The README's shape on the CPU backend (NumPy reads host memory only; the
+    # GPU case is test_gpu_torch_tensor_after_context_close).
     code = """
         import numpy as np, ferry
         images = np.random.default_rng(0).integers(0, 256, (16, 224, 224, 3), dtype=np.uint8)
-        with ferry.Context() as ctx:
+        with ferry.Context(ferry.Device.CPU) as ctx:
             with ctx.submit(images, mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225]) as batch:
                 x = np.from_dlpack(batch)
         want = (images.astype(np.float32) / 255 - np.array([0.485, 0.456, 0.406], np.float32)) \\
