@@ -209,22 +209,53 @@ struct ConvertCase {
   void set_output_struct() { output_arg.set(&output, sizeof output, output_size, output_tail); }
   void set_options_struct() { options_arg.set(&options, sizeof options, options_size, options_tail); }
 
-  // The structs as ferry reads them.
+  // The structs as ferry reads them. A struct_size that ends inside a pointer
+  // leaves a torn pointer there: the harness never follows one (it is set to
+  // NULL here and torn() says so; ferry must refuse such a struct).
   ferry_source eff_source() const {
     ferry_source d;
     ferry_source_init(&d, sizeof d);
-    return effective(source, source_size, d);
+    ferry_source e = effective(source, source_size, d);
+    untear(e.data, source.data), untear(e.samples, source.samples);
+    return e;
   }
   ferry_transform eff_transform() const {
     ferry_transform d;
     ferry_transform_init(&d, sizeof d);
-    return transform_null ? d : effective(transform, transform_size, d);
+    if (transform_null) return d;
+    ferry_transform e = effective(transform, transform_size, d);
+    untear(e.per_sample_mean, transform.per_sample_mean), untear(e.per_sample_std, transform.per_sample_std);
+    untear(e.per_sample_crop, transform.per_sample_crop), untear(e.per_sample_mirror, transform.per_sample_mirror);
+    return e;
   }
   ferry_output eff_output() const {
     ferry_output d;
     ferry_output_init(&d, sizeof d);
-    return effective(output, output_size, d);
+    ferry_output e = effective(output, output_size, d);
+    untear(e.data, output.data);
+    return e;
   }
+  bool torn() const {
+    torn_ = false;
+    eff_source(), eff_transform(), eff_output();
+    ferry_submit_options d;
+    ferry_submit_options_init(&d, sizeof d);
+    ferry_submit_options e = effective(options, options_size, d);
+    untear(e.callback, options.callback), untear(e.user_data, options.user_data);
+    return torn_;
+  }
+
+ private:
+  template <typename P>
+  void untear(P& effective_value, P full_value) const {
+    if (effective_value != full_value && effective_value != P{}) {
+      effective_value = P{};
+      torn_ = true;
+    }
+  }
+  mutable bool torn_ = false;
+
+ public:
 };
 
 inline std::size_t decode_struct_size(Input& in, std::size_t full, std::uint8_t& tail, bool& null) {

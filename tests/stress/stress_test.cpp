@@ -102,11 +102,17 @@ std::atomic<long> callbacks{0};
 std::mutex orphan_mutex;
 std::vector<ferry_batch_t> orphans;  // batches submitted from callbacks
 
+// user_data: the batch's context. Every 16th callback tries to destroy it (a documented
+// misuse: a status, never std::terminate); every 4th submits another batch.
 void on_complete(ferry_batch_t batch, ferry_status status, void* user_data) {
-  callbacks.fetch_add(1);
+  const long call = callbacks.fetch_add(1);
   const ferry_status q = ferry_batch_query(batch);
   if (q != status && q != FERRY_ERR_INVALID_HANDLE) failure("query from a callback differs", q, "");
-  if (user_data != nullptr) {
+  if (call % 16 == 5) {
+    const ferry_status ds = ferry_context_destroy(static_cast<ferry_context_t>(user_data));
+    if (ds == FERRY_OK || ds == FERRY_ERR_INTERNAL) failure("ferry_context_destroy from a callback", ds, ferry_last_error());
+  }
+  if (call % 4 == 1) {
     // Submitting from a callback never blocks (BUSY at the limit).
     auto ctx = static_cast<ferry_context_t>(user_data);
     const ferry_source s = shared_source();
@@ -166,7 +172,7 @@ void submitter(int id) {
     ferry_submit_options_init(&opts, sizeof opts);
     if (rng() % 3 == 0) {
       opts.callback = on_complete;
-      opts.user_data = rng() % 4 == 0 ? static_cast<void*>(ctx) : nullptr;
+      opts.user_data = static_cast<void*>(ctx);
     }
     if (rng() % 4 == 0) opts.chunk_bytes = 1 + rng() % 2048;
     if (rng() % 4 == 0) opts.source_policy = FERRY_SOURCE_STAGE;
