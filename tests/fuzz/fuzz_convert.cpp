@@ -73,7 +73,8 @@ void check_error(ferry_status st, const char* call) {
 }
 
 void check_output_info(const ferry_tensor_info& info, const Geometry& g, const ConvertCase& c) {
-  FERRY_FUZZ_CHECK(!c.torn(), "output_info accepted a struct_size that tears a pointer: %s", describe(c).c_str());
+  FERRY_FUZZ_CHECK(!c.torn(false, false), "output_info accepted a struct_size that tears a pointer: %s",
+                   describe(c).c_str());
   const ferry_transform t = c.eff_transform();
   FERRY_FUZZ_CHECK(g.sane, "output_info accepted a case the harness finds insane: %s", describe(c).c_str());
   FERRY_FUZZ_CHECK(get_enum(info.dtype) == get_enum(t.out_dtype) && get_enum(info.layout) == get_enum(t.out_layout) &&
@@ -95,7 +96,8 @@ void check_output_info(const ferry_tensor_info& info, const Geometry& g, const C
 
 // Checks a converted caller's output (data between canaries) against the reference.
 void check_converted(ConvertCase& c, const Geometry& g, const char* call) {
-  FERRY_FUZZ_CHECK(!c.torn(), "%s accepted a struct_size that tears a pointer: %s", call, describe(c).c_str());
+  FERRY_FUZZ_CHECK(!c.torn(true, c.api != Api::convert), "%s accepted a struct_size that tears a pointer: %s", call,
+                   describe(c).c_str());
   const ferry_source s = c.eff_source();
   const ferry_output o = c.eff_output();
   FERRY_FUZZ_CHECK(g.sane, "%s accepted a case the harness finds insane: %s", call, describe(c).c_str());
@@ -220,7 +222,8 @@ void run_submit(ConvertCase& c, ferry_context_t ctx, ferry_status st_info, const
     return;
   }
   FERRY_FUZZ_CHECK(st_info == FERRY_OK, "submit accepted what output_info refuses: %s", describe(c).c_str());
-  FERRY_FUZZ_CHECK(!c.torn(), "submit accepted a struct_size that tears a pointer: %s", describe(c).c_str());
+  FERRY_FUZZ_CHECK(!c.torn(!ferry_allocates, true), "submit accepted a struct_size that tears a pointer: %s",
+                   describe(c).c_str());
   FERRY_FUZZ_CHECK(batch != nullptr, "submit returned FERRY_OK and a NULL batch");
   const ferry_status ws = ferry_batch_wait(batch);
   check_error(ws, "ferry_batch_wait");
