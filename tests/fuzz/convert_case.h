@@ -165,6 +165,7 @@ struct ConvertCase {
   std::uint8_t source_tail = 0, transform_tail = 0, output_tail = 0, options_tail = 0;
   bool source_null = false, transform_null = false, output_null = false, options_null = false;
   bool callback = false;
+  bool retain = false;  // submit: read the output through a tensor reference after releasing the batch
 
   // Every buffer the structs point to, allocated to exactly what they declare.
   Guarded data;                             // source.data
@@ -611,6 +612,7 @@ inline std::unique_ptr<ConvertCase> decode_convert_case(const std::uint8_t* byte
     bool null;
     c.info_size = decode_struct_size(in, sizeof(ferry_tensor_info), tail, null);
   }
+  c.retain = in.pick(4) == 3;
   c.set_source_struct();
   c.transform_arg.set(&t, sizeof t, c.transform_size, c.transform_tail);
   c.set_output_struct();
