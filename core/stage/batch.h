@@ -102,6 +102,8 @@ class Batch : public std::enable_shared_from_this<Batch> {
   std::atomic<bool> outcome_counted{false};
   // It counts against max_unreleased_batches until released (or abandoned).
   std::atomic<bool> holds_unreleased_slot{false};
+  // pinned_ranges are unpinned once, by whoever first sees the batch complete.
+  std::atomic<bool> source_unpinned{false};
 
   // --- state, under mutex ---
   std::mutex mutex;

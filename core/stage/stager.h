@@ -116,10 +116,13 @@ class Stager {
   void count_outcome(Batch& batch, bool failed) noexcept;
   void take_unreleased_slot(Batch& batch);  // FERRY_ERR_OUT_OF_MEMORY at the bound
   void give_unreleased_slot_back(Batch& batch) noexcept;
-  // wait/query saw the batch complete without error: its place and its count.
+  // wait/query saw the batch complete without error: its place, its count,
+  // and its source's registrations (so ferry_host_unregister works as soon as
+  // wait returns, not only once the completion thread has got round to it).
   void observed_complete(Batch& batch) noexcept {
     count_outcome(batch, false);
     give_place_back(batch);
+    unpin_source(batch);
   }
 
   Parts parts_;

@@ -93,6 +93,7 @@ void Stager::give_place_back(Batch& b) noexcept {
 }
 
 void Stager::unpin_source(Batch& b) noexcept {
+  if (b.source_unpinned.exchange(true)) return;
   for (const auto& [ptr, bytes] : b.pinned_ranges) {
     try {
       memory_.registry().unpin(ptr, bytes);

@@ -56,7 +56,10 @@ std::string check(ferry_context_t cpu, ferry_context_t gpu, WindowCase& c, Devic
   const auto upload = [&](const void* host, std::size_t n) -> const void* {
     std::uint8_t* p = d.in + used;
     used += (n + 255) / 256 * 256;
-    if (used > DeviceBuffers::in_bytes || cudaMemcpy(p, host, n, cudaMemcpyHostToDevice) != cudaSuccess) return nullptr;
+    // On `stream`, like everything here: a non-blocking stream does not wait
+    // for the legacy stream (a cudaMemset there raced with the kernel).
+    if (used > DeviceBuffers::in_bytes || cudaMemcpyAsync(p, host, n, cudaMemcpyHostToDevice, stream) != cudaSuccess)
+      return nullptr;
     return p;
   };
   if (s.samples) {
@@ -68,7 +71,8 @@ std::string check(ferry_context_t cpu, ferry_context_t gpu, WindowCase& c, Devic
   for (const void* p : device_samples)
     if (p == nullptr) return "uploading the samples failed";
   if (s.data == nullptr && s.samples == nullptr) return "uploading the source failed";
-  if (cudaMemset(d.out, canary, total) != cudaSuccess || cudaMemset(d.out + guard_bytes, poison, bytes) != cudaSuccess)
+  if (cudaMemsetAsync(d.out, canary, total, stream) != cudaSuccess ||
+      cudaMemsetAsync(d.out + guard_bytes, poison, bytes, stream) != cudaSuccess)
     return "cudaMemset failed";
   o.data = d.out + guard_bytes;
   if (ferry_convert(gpu, &s, &c.transform, &o, stream) != FERRY_OK)

@@ -127,4 +127,35 @@ TEST(MemoryRegistryGpu, CacheRegistersEvictsAndUnregistersOnDestroy) {
   EXPECT_FALSE(is_registered(b.data));  // the context unregistered its cache
 }
 
+// The contract of FERRY_SOURCE_REGISTER: unregister a buffer before freeing
+// it, once the batches reading it are waited for. Unregistering right after
+// wait must work: wait itself lets go of the source's registration, not only
+// ferry's completion thread some time later (which made the unregister a
+// FERRY_ERR_BUSY, and a caller that freed the buffer anyway left pages
+// registered under the next allocation: found by the fuzz inputs on CUDA).
+TEST(MemoryRegistryGpu, UnregisterRightAfterWaitSucceeds) {
+  FERRY_REQUIRE_GPU();
+  ferry_context_options o;
+  ferry_context_options_init(&o, sizeof o);
+  o.device_kind = FERRY_DEVICE_CUDA;
+  ContextGuard guard;
+  ASSERT_EQ(ferry_context_create(&guard.ctx, &o), FERRY_OK) << ferry_last_error();
+  PageBuffer buf(3u << 20);
+  ferry_source src;
+  ferry_source_init(&src, sizeof src);
+  src.data = buf.data, src.bytes = buf.bytes, src.n = 4, src.h = 256, src.w = 1024, src.c = 3;
+  ferry_submit_options opts;
+  ferry_submit_options_init(&opts, sizeof opts);
+  opts.source_policy = FERRY_SOURCE_REGISTER;
+  for (int i = 0; i < 50; ++i) {
+    ferry_batch_t b = nullptr;
+    ASSERT_EQ(ferry_batch_submit(&b, guard.ctx, &src, nullptr, nullptr, &opts), FERRY_OK) << ferry_last_error();
+    ASSERT_EQ(ferry_batch_wait(b), FERRY_OK) << ferry_last_error();
+    ASSERT_TRUE(is_registered(buf.data)) << "round " << i;
+    ASSERT_EQ(ferry_host_unregister(guard.ctx, buf.data), FERRY_OK) << "round " << i << ": " << ferry_last_error();
+    EXPECT_FALSE(is_registered(buf.data));
+    ASSERT_EQ(ferry_batch_release(b), FERRY_OK);
+  }
+}
+
 }  // namespace

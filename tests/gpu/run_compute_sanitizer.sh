@@ -42,7 +42,10 @@ run_tool() {
   shift 2
   local log="$logs/$name.log" args=(--tool "$tool" --error-exitcode 86 --print-limit 100)
   case "$tool" in
-    memcheck) args+=(--leak-check full --report-api-errors all) ;;
+    # The suite provokes CUDA errors on purpose (device memory exhausted, a
+    # range registered twice, a copy from a bad pointer) to test ferry's error
+    # paths: API errors are not findings. Memory access errors and leaks are.
+    memcheck) args+=(--leak-check full --report-api-errors no) ;;
     racecheck) args+=(--racecheck-report all) ;;
   esac
   local start=$SECONDS rc=0
@@ -58,7 +61,17 @@ run_tool() {
 }
 
 for tool in $tools; do
-  run_tool "$tool" "gpu_tests.$tool" "$gpu_tests" --gtest_filter="$filter" --gtest_brief=1
+  f="$filter"
+  # initcheck keeps device memory of its own: the test that measures free
+  # device memory across create/destroy cycles cannot hold there (memcheck's
+  # leak check covers it).
+  if [ "$tool" = initcheck ]; then
+    case "$f" in
+      *-*) f="$f:StageGpu.DestroyWithBatchesInFlightLeaksNoDeviceMemory" ;;
+      *) f="$f-StageGpu.DestroyWithBatchesInFlightLeaksNoDeviceMemory" ;;
+    esac
+  fi
+  run_tool "$tool" "gpu_tests.$tool" "$gpu_tests" --gtest_filter="$f" --gtest_brief=1
 done
 if [ -x "$replay" ]; then
   run_tool memcheck "convert_replay.memcheck" "$replay" --seconds "$fuzz_seconds" tests/fuzz/corpus/convert

@@ -33,32 +33,38 @@ ferry_context_t gpu_context() {
   return ctx;
 }
 
-// Reads `bytes` of device memory on stream s through a kernel (after `spin`
-// cycles), into a scratch buffer allocated up front: nothing slow (an
+// Reads device memory on a stream through a kernel (after `spin` cycles),
+// into a scratch buffer allocated up front (reserve): nothing slow (an
 // allocation) may stand between a submit and the read, or a missing hand-off
-// wait would be hidden by luck.
-std::vector<unsigned char> read_on(cudaStream_t s, const void* device, size_t bytes, long long spin = 0) {
-  static unsigned char* scratch = nullptr;
-  static size_t scratch_bytes = 0;
-  if (scratch_bytes < bytes) {
-    cudaFree(scratch);
-    EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&scratch), bytes), cudaSuccess);
-    scratch_bytes = bytes;
-  }
-  slow_copy<<<256, 256, 0, s>>>(static_cast<const unsigned char*>(device), scratch, bytes, spin);
-  std::vector<unsigned char> host(bytes);
-  EXPECT_EQ(cudaMemcpyAsync(host.data(), scratch, bytes, cudaMemcpyDeviceToHost, s), cudaSuccess);
-  EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
-  return host;
-}
+// wait would be hidden by luck. Frees its scratch (compute-sanitizer's leak
+// check runs the suite).
+class DeviceReader {
+ public:
+  DeviceReader() = default;
+  DeviceReader(const DeviceReader&) = delete;
+  DeviceReader& operator=(const DeviceReader&) = delete;
+  ~DeviceReader() { cudaFree(scratch_); }
 
-// Makes sure read_on's scratch buffer exists before a timed submit.
-void warm_read_on(cudaStream_t s, size_t bytes) {
-  void* d = nullptr;
-  ASSERT_EQ(cudaMalloc(&d, bytes), cudaSuccess);
-  read_on(s, d, bytes);
-  cudaFree(d);
-}
+  void reserve(size_t bytes) {
+    if (bytes <= bytes_) return;
+    cudaFree(scratch_);
+    scratch_ = nullptr;
+    EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&scratch_), bytes), cudaSuccess);
+    bytes_ = bytes;
+  }
+  std::vector<unsigned char> read(cudaStream_t s, const void* device, size_t bytes, long long spin = 0) {
+    reserve(bytes);
+    slow_copy<<<256, 256, 0, s>>>(static_cast<const unsigned char*>(device), scratch_, bytes, spin);
+    std::vector<unsigned char> host(bytes);
+    EXPECT_EQ(cudaMemcpyAsync(host.data(), scratch_, bytes, cudaMemcpyDeviceToHost, s), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    return host;
+  }
+
+ private:
+  unsigned char* scratch_ = nullptr;
+  size_t bytes_ = 0;
+};
 
 TEST(StageHandoff, KernelOnTheHandoffStreamSeesTheOutput) {
   FERRY_REQUIRE_GPU();
@@ -71,7 +77,8 @@ TEST(StageHandoff, KernelOnTheHandoffStreamSeesTheOutput) {
   ferry_tensor_info shape;
   ferry_tensor_info_init(&shape, sizeof shape);
   ASSERT_EQ(ferry_transform_output_info(&shape, &src->source, &tr->t), FERRY_OK);
-  warm_read_on(s, shape.bytes);
+  DeviceReader reader;
+  reader.reserve(shape.bytes);
   ferry_submit_options opts;
   ferry_submit_options_init(&opts, sizeof opts);
   opts.handoff_stream = s;
@@ -82,7 +89,7 @@ TEST(StageHandoff, KernelOnTheHandoffStreamSeesTheOutput) {
   ferry_tensor_info_init(&info, sizeof info);
   ASSERT_EQ(ferry_batch_output(&info, b), FERRY_OK);
   // No host wait: the kernel on s must wait for ferry by itself.
-  const auto got = read_on(s, info.data, info.bytes);
+  const auto got = reader.read(s, info.data, info.bytes);
   ferry_output packed;
   ferry_output_init(&packed, sizeof packed);
   const auto expected = expected_output(src->source, tr->t, packed, info.bytes);
@@ -98,7 +105,7 @@ TEST(StageHandoff, KernelOnTheHandoffStreamSeesTheOutput) {
   ASSERT_EQ(ferry_batch_submit(&b, ctx, &ps, &tr->t, nullptr, nullptr), FERRY_OK);
   ASSERT_EQ(ferry_batch_stream_wait(b, s), FERRY_OK);
   ASSERT_EQ(ferry_batch_output(&info, b), FERRY_OK);
-  const auto got2 = read_on(s, info.data, info.bytes);
+  const auto got2 = reader.read(s, info.data, info.bytes);
   EXPECT_EQ(first_difference(got2.data(), expected.data(), info.bytes), -1);
   EXPECT_EQ(ferry_batch_release(b), FERRY_OK);
   ferry_host_free(ctx, pinned);
@@ -139,7 +146,8 @@ TEST(StageHandoff, ReusedDestinationWaitsForTheHandoffStreamsReaders) {
   ASSERT_EQ(cudaMemcpy(got.data(), copy, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
   const auto expected_a = expected_output(a->source, tr->t, dest, bytes);
   EXPECT_EQ(first_difference(got.data(), expected_a.data(), bytes), -1);
-  const auto now = read_on(s, device, bytes);
+  DeviceReader reader;
+  const auto now = reader.read(s, device, bytes);
   const auto expected_c = expected_output(c->source, tr->t, dest, bytes);
   EXPECT_EQ(first_difference(now.data(), expected_c.data(), bytes), -1);
   ferry_batch_release(first);

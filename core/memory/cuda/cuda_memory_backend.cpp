@@ -91,6 +91,10 @@ class CudaMemoryBackend final : public MemoryBackend {
       FERRY_CUDA_TRY(err);
       return p;
     }
+    // Whole pages: cudaHostRegister pins every page the range touches, and a
+    // page shared with another heap object would leave that object partly
+    // registered (copies from it then fail with cudaErrorInvalidValue).
+    bytes = (bytes + 4095) & ~std::size_t{4095};
     void* p = nullptr;
     if (posix_memalign(&p, bytes >= kHugePage ? kHugePage : 4096, bytes) != 0) return nullptr;
     if (bytes >= kHugePage) (void)madvise(p, bytes, MADV_HUGEPAGE);  // advice only
