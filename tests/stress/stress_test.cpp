@@ -98,6 +98,27 @@ struct HandleBoard {
   }
 } board;
 
+// Tensor references to outputs, released by other threads, some after their context is gone.
+std::mutex tensor_mutex;
+std::vector<ferry_tensor_t> tensors;
+
+// Reads a referenced output (a use after free is a sanitizer report) and releases it.
+void read_and_release(ferry_tensor_t t) {
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  const ferry_status ds = ferry_tensor_describe(&info, t);
+  if (ds != FERRY_OK) {
+    failure("ferry_tensor_describe", ds, ferry_last_error());
+  } else {
+    volatile unsigned sum = 0;
+    const auto* p = static_cast<const std::uint8_t*>(info.data);
+    for (std::size_t i = 0; i < info.bytes; i += 64) sum = sum + p[i];
+  }
+  const ferry_status rs = ferry_tensor_release(t);
+  if (rs != FERRY_OK) failure("ferry_tensor_release", rs, ferry_last_error());
+  if (ferry_tensor_release(t) != FERRY_ERR_INVALID_HANDLE) failure("a second tensor release", FERRY_OK, "");
+}
+
 std::atomic<long> callbacks{0};
 std::mutex orphan_mutex;
 std::vector<ferry_batch_t> orphans;  // batches submitted from callbacks
@@ -198,6 +219,17 @@ void submitter(int id) {
       ferry::test::reference_convert(s, t, o, want.data());
       if (want != out) failure("output differs from the reference", ws, "");
     }
+    if (ws == FERRY_OK && abusable && rng() % 2 == 0) {
+      // Keep the output past the batch (and maybe its context): another thread reads and releases it.
+      ferry_tensor_t t = nullptr;
+      const ferry_status ts = ferry_batch_retain_output(&t, b);
+      if (ts == FERRY_OK) {
+        std::lock_guard<std::mutex> lock(tensor_mutex);
+        tensors.push_back(t);
+      } else if (ts != FERRY_ERR_INVALID_HANDLE) {  // an abuser may have released the batch already
+        failure("ferry_batch_retain_output", ts, ferry_last_error());
+      }
+    }
     const ferry_status rs = ferry_batch_release(b);
     if (rs != FERRY_OK && rs != FERRY_ERR_INVALID_HANDLE) failure("release", rs, ferry_last_error());
     if (rs == FERRY_ERR_INVALID_HANDLE && !churned && !abusable) failure("release of an owned batch", rs, ferry_last_error());
@@ -224,7 +256,7 @@ void abuser(int id) {
   std::vector<ferry_context_t> stale;
   while (!stop) {
     ops.fetch_add(1);
-    switch (rng() % 8) {
+    switch (rng() % 9) {
       case 0: case 1: {
         ferry_batch_t b = board.any(rng, false);
         if (b == nullptr) break;
@@ -283,6 +315,17 @@ void abuser(int id) {
         if (ferry_batch_release(fake_batch) != FERRY_ERR_INVALID_HANDLE) failure("release of a fake handle", FERRY_OK, "");
         if (ferry_batch_query(fake_batch) != FERRY_ERR_INVALID_HANDLE) failure("query of a fake handle", FERRY_OK, "");
         if (ferry_memory_trim(fake_ctx, FERRY_MEMORY_ALL) != FERRY_ERR_INVALID_HANDLE) failure("trim on a fake context", FERRY_OK, "");
+        break;
+      }
+      case 6: {
+        ferry_tensor_t t = nullptr;
+        {
+          std::lock_guard<std::mutex> lock(tensor_mutex);
+          if (tensors.size() < 4) break;  // let some outlive a context's destroy
+          t = tensors.front();
+          tensors.erase(tensors.begin());
+        }
+        read_and_release(t);
         break;
       }
       default: {
@@ -369,6 +412,9 @@ int main(int argc, char** argv) {
     const ferry_status st = ferry_context_destroy(contexts[i].load());
     if (st != FERRY_OK) failure("final destroy", st, ferry_last_error());
   }
+  // References outlive every context.
+  for (ferry_tensor_t t : tensors) read_and_release(t);
+  tensors.clear();
   std::printf("stress: %ld operations, %ld callbacks, %ld failures in %.1f s\n", ops.load(), callbacks.load(),
               failures.load(), seconds);
   return failures.load() == 0 ? 0 : 1;
