@@ -48,6 +48,7 @@ FERRY_API ferry_status ferry_batch_retain_output(ferry_tensor_t* out, ferry_batc
                  "batch was released or its context was destroyed");
     reference->info = b->info;
     reference->block = b->output_block;
+    if (reference->block != nullptr) reference->block->share();
   }
   *out = reinterpret_cast<ferry_tensor_t>(static_cast<std::uintptr_t>(tensor_table().insert(std::move(reference))));
   FERRY_API_END

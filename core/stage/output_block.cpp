@@ -7,19 +7,29 @@
 namespace ferry::core {
 
 OutputBlock::OutputBlock(std::shared_ptr<OutputHome> home, void* data, StreamHandle home_stream)
-    : home_(std::move(home)), data_(data), home_stream_(home_stream) {
-  std::lock_guard<std::mutex> lock(home_->mutex);
-  home_->live.insert(this);
-}
+    : home_(std::move(home)), data_(data), home_stream_(home_stream) {}
 
 OutputBlock::~OutputBlock() {
+  if (!shared_.load(std::memory_order_acquire)) {
+    if (Stager* stager = home_->stager.load(std::memory_order_acquire)) {
+      stager->return_output(data_, home_stream_, consumers_);
+      return;
+    }
+  }
   std::lock_guard<std::mutex> lock(home_->mutex);
-  home_->live.erase(this);
-  if (home_->stager != nullptr) {
-    home_->stager->return_output(data_, home_stream_, consumers_);
+  home_->shared.erase(this);
+  if (Stager* stager = home_->stager.load(std::memory_order_acquire)) {
+    stager->return_output(data_, home_stream_, consumers_);
   } else if (home_->orphans != nullptr) {
     home_->orphans->release(data_);
   }
+}
+
+void OutputBlock::share() {
+  if (shared_.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> lock(home_->mutex);
+  home_->shared.insert(this);
+  shared_.store(true, std::memory_order_release);
 }
 
 void OutputBlock::add_consumer(StreamHandle stream) {

@@ -13,6 +13,7 @@
 // Thread-safe; the destructor may run on any thread.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <unordered_set>
@@ -26,13 +27,13 @@ namespace ferry::core {
 class Stager;
 class OutputBlock;
 
-// How outputs get home; outlives the stager. Lock order: a StagerLink's mutex
-// before this one.
+// How outputs get home; outlives the stager. Lock order: a batch's mutex,
+// then a StagerLink's, then this one.
 struct OutputHome {
   std::mutex mutex;
-  Stager* stager = nullptr;                 // null once the context is being destroyed
+  std::atomic<Stager*> stager{nullptr};     // null once the context is being destroyed
   std::shared_ptr<OrphanSegments> orphans;  // where blocks go after that
-  std::unordered_set<OutputBlock*> live;
+  std::unordered_set<OutputBlock*> shared;  // blocks a tensor reference holds (under mutex)
 };
 
 class OutputBlock {
@@ -45,6 +46,10 @@ class OutputBlock {
   void* data() const noexcept { return data_; }
   // A stream that was made to wait for the output: the block goes back in its order too.
   void add_consumer(StreamHandle stream);
+  // A tensor reference is about to hold the block, so it may outlive the
+  // stager. Call it under the batch's mutex, before its resources can be
+  // given back (the context's destruction takes that mutex too).
+  void share();
 
  private:
   std::shared_ptr<OutputHome> home_;
@@ -52,6 +57,10 @@ class OutputBlock {
   const StreamHandle home_stream_;
   std::mutex mutex_;
   std::vector<StreamHandle> consumers_;
+  // Set before any owner but its batch exists. A block only its batch held
+  // goes back while the stager lives (the stager gives the batch's resources
+  // back), with no lock taken: the per-batch path stays free of contention.
+  std::atomic<bool> shared_{false};
 };
 
 }  // namespace ferry::core

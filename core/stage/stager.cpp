@@ -83,7 +83,7 @@ Stager::Stager(Parts parts)
       gate_(parts_.options.max_batches_in_flight, parts_.counters->busy_ns),
       staging_pool_(parts_.convert_on_host ? 1 : default_staging_threads(parts_.options.staging_threads)) {
   link_->stager = this;
-  output_home_->stager = this;
+  output_home_->stager.store(this, std::memory_order_release);
   output_home_->orphans = memory_.orphans();
   StreamPool& pool = memory_.stream_pool();
   streams_ = pool.streams();
@@ -126,8 +126,8 @@ Stager::~Stager() {
     // Outputs still held by tensor references outlive the context: the device
     // cache, destroyed next, leaves their segments to the orphan registry.
     std::lock_guard<std::mutex> lock(output_home_->mutex);
-    for (OutputBlock* block : output_home_->live) output_home_->orphans->hold(block->data());
-    output_home_->stager = nullptr;
+    for (OutputBlock* block : output_home_->shared) output_home_->orphans->hold(block->data());
+    output_home_->stager.store(nullptr, std::memory_order_release);
   }
   inputs_.reset();
   ring_.reset();
