@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -43,6 +44,8 @@ std::uint8_t* register_arena() {
   static std::uint8_t* arena = static_cast<std::uint8_t*>(std::aligned_alloc(1u << 16, arena_bytes));
   return arena;
 }
+
+void set_device_kind(ferry_context_options& o, int v) { std::memcpy(&o.device_kind, &v, sizeof v); }
 
 std::size_t page_size() {
   static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
@@ -457,11 +460,75 @@ class Session {
   std::uint8_t tag_ = 0;
 };
 
+// ferry_context_create with options a C caller may write: boundary values, enums out of
+// range, every struct size. It succeeds or says why; a context it creates works and goes.
+void fuzz_context_options(Input& in) {
+  ferry_context_options o;
+  ferry_context_options_init(&o, sizeof o);
+  o.device_kind = FERRY_DEVICE_CPU;
+  // Values at and past each option's bounds; no 1024-thread pools or 1 GiB preallocations (slow).
+  static const int ints[] = {0, 1, 2, 3, -1, 64, 65, 256, 257, 1025, INT32_MIN, INT32_MAX};
+  static const std::uint64_t sizes[] = {0, 1, 4096, (1u << 20) - 1, 1u << 20, 2u << 20, 64u << 20, 1u << 30,
+                                        (std::uint64_t{1} << 30) + 1, ~std::uint64_t{0}, std::uint64_t{1} << 40};
+  auto an_int = [&] { return ints[in.pick(12)]; };
+  auto a_size = [&] { return sizes[in.pick(11)]; };
+  if (in.pick(4) == 0) set_device_kind(o, in.pick(8) == 0 ? static_cast<int>(in.wild_int()) : in.pick(4));
+  if (in.pick(4) == 0) o.device_index = an_int();
+  if (in.pick(4) == 0) o.stream_count = an_int();
+  if (in.pick(4) == 0) o.high_priority_streams = an_int();
+  if (in.pick(4) == 0) o.pinned_cache_bytes = a_size();
+  if (in.pick(4) == 0) o.pinned_prealloc_bytes = in.flag() ? 2u << 20 : o.pinned_cache_bytes + 1;
+  if (in.pick(4) == 0) o.pinned_wait_at_cap = an_int();
+  if (in.pick(4) == 0) o.registry_cache_bytes = a_size();
+  if (in.pick(4) == 0) o.device_cache_bytes = a_size();
+  if (in.pick(4) == 0) o.staging_threads = an_int();
+  if (in.pick(4) == 0) o.cpu_threads = an_int();
+  if (in.pick(4) == 0) o.chunk_bytes = a_size();
+  if (in.pick(4) == 0) o.max_batches_in_flight = an_int();
+  if (in.pick(4) == 0) o.max_staging_bytes = a_size();
+  if (in.pick(4) == 0) o.submit_nonblocking = an_int();
+  if (in.pick(4) == 0) o.max_unreleased_batches = a_size();
+  // Struct sizes: this header's, the 0.1 layout's (before max_unreleased_batches), larger
+  // with a zero or a non-zero tail, torn, garbage; or NULL (the defaults).
+  static const std::size_t declared_sizes[] = {sizeof o, offsetof(ferry_context_options, max_unreleased_batches),
+                                               sizeof o + 8, sizeof o + 8, 9, 16, sizeof o - 4, 0, 65537};
+  const int size_choice = in.pick(10);
+  SizedStruct sized;
+  const bool null_options = size_choice == 9;
+  if (!null_options) sized.set(&o, sizeof o, declared_sizes[size_choice], size_choice == 3 ? 1 : 0);
+  ferry_context_t ctx = nullptr;
+  const ferry_status st =
+      ferry_context_create(&ctx, null_options ? nullptr : static_cast<const ferry_context_options*>(sized.get()));
+  FERRY_FUZZ_CHECK(st >= FERRY_OK && st < FERRY_ERR_INTERNAL, "ferry_context_create returned %d (%s)",
+                   static_cast<int>(st), ferry_last_error());
+  if (st != FERRY_OK) {
+    FERRY_FUZZ_CHECK(ctx == nullptr, "a failed ferry_context_create wrote *out");
+    FERRY_FUZZ_CHECK(ferry_last_error()[0] != '\0', "ferry_context_create failed with no message");
+    return;
+  }
+  FERRY_FUZZ_CHECK(ctx != nullptr, "ferry_context_create returned FERRY_OK and NULL");
+  void* p = nullptr;
+  if (ferry_host_alloc(&p, ctx, 4096) == FERRY_OK) {
+    std::memset(p, 1, 4096);
+    FERRY_FUZZ_CHECK(ferry_host_free(ctx, p) == FERRY_OK, "host_free: %s", ferry_last_error());
+  }
+  if (ferry_device_alloc(&p, ctx, 4096, nullptr) == FERRY_OK) {
+    std::memset(p, 1, 4096);
+    FERRY_FUZZ_CHECK(ferry_device_free(ctx, p, nullptr) == FERRY_OK, "device_free: %s", ferry_last_error());
+  }
+  FERRY_FUZZ_CHECK(ferry_context_destroy(ctx) == FERRY_OK, "ferry_context_destroy: %s", ferry_last_error());
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   Input in(data, size);
-  if (in.pick(16) < 15) {
+  const int mode = in.pick(16);
+  if (mode == 15) {
+    fuzz_context_options(in);
+    return 0;
+  }
+  if (mode < 14) {
     ferry_context_options defaults;
     ferry_context_options_init(&defaults, sizeof defaults);
     Session(in, shared_context(), defaults.pinned_cache_bytes).run();
