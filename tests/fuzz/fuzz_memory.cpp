@@ -368,8 +368,12 @@ class Session {
                          "host_alloc on a NULL context gave %s", ferry_status_string(st));
         break;
       case 3: {
-        // A handle that was never issued.
-        auto fake = reinterpret_cast<ferry_context_t>(static_cast<std::uintptr_t>(in_.u64() | 1));
+        // A handle that was never issued: any value, but with another type tag (the top byte)
+        // than live contexts have, so the fuzzer cannot rebuild a live id.
+        const auto live = reinterpret_cast<std::uintptr_t>(ctx_);
+        std::uintptr_t v = static_cast<std::uintptr_t>(in_.u64()) | 1;
+        if ((v >> 56) == (live >> 56)) v ^= std::uintptr_t{1} << 63;
+        auto fake = reinterpret_cast<ferry_context_t>(v);
         st = in_.flag() ? ferry_device_alloc(&p, fake, 64, nullptr) : ferry_memory_trim(fake, FERRY_MEMORY_ALL);
         FERRY_FUZZ_CHECK(st == FERRY_ERR_INVALID_HANDLE, "a foreign context handle gave %s", ferry_status_string(st));
         break;

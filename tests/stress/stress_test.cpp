@@ -310,8 +310,12 @@ void abuser(int id) {
       }
       case 5: {
         // Handles never issued.
-        auto fake_batch = reinterpret_cast<ferry_batch_t>(static_cast<std::uintptr_t>(rng()) << 8 | 0x5);
-        auto fake_ctx = reinterpret_cast<ferry_context_t>(static_cast<std::uintptr_t>(rng()) << 8 | 0x3);
+        // Handles never issued: another type tag (top byte) than live ones carry.
+        const std::uintptr_t tag_flip = std::uintptr_t{1} << 63;
+        auto fake_batch = reinterpret_cast<ferry_batch_t>(
+            (static_cast<std::uintptr_t>(rng()) << 8 | 0x5) ^ (reinterpret_cast<std::uintptr_t>(board.any(rng, false)) & ~(tag_flip - 1)) ^ tag_flip);
+        auto fake_ctx = reinterpret_cast<ferry_context_t>(
+            (static_cast<std::uintptr_t>(rng()) << 8 | 0x3) ^ (reinterpret_cast<std::uintptr_t>(contexts[0].load()) & ~(tag_flip - 1)) ^ tag_flip);
         if (ferry_batch_release(fake_batch) != FERRY_ERR_INVALID_HANDLE) failure("release of a fake handle", FERRY_OK, "");
         if (ferry_batch_query(fake_batch) != FERRY_ERR_INVALID_HANDLE) failure("query of a fake handle", FERRY_OK, "");
         if (ferry_memory_trim(fake_ctx, FERRY_MEMORY_ALL) != FERRY_ERR_INVALID_HANDLE) failure("trim on a fake context", FERRY_OK, "");
