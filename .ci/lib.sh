@@ -10,7 +10,7 @@ ci_jobs=$(nproc)
 ci_apt() {
   local missing=() p
   for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == *"install ok installed"* ]] || missing+=("$p")
   done
   [ "${#missing[@]}" -eq 0 ] && return 0
   local sudo_cmd=""

@@ -16,7 +16,7 @@ filter="${2:-*}"
 tools="${TOOLS:-memcheck racecheck synccheck initcheck}"
 fuzz_seconds="${FUZZ_SECONDS:-60}"
 
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q "^GPU"; then
+if ! command -v nvidia-smi >/dev/null 2>&1 || [[ "$(nvidia-smi -L 2>/dev/null)" != GPU* ]]; then
   echo "run_compute_sanitizer: skipped: no CUDA device"
   exit 0
 fi

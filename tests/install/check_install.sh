@@ -61,9 +61,11 @@ for exe in consumer_cmake consumer_cmake_static consumer_pkgconfig consumer_pkgc
   printf '%-26s ' "$exe:"; "$work/consumer/$exe"
 done
 # The static ones carry ferry, the shared ones load it from the prefix.
-! ldd "$work/consumer/consumer_cmake_static" | grep -q libferry.so
-! ldd "$work/consumer/consumer_pkgconfig_static" | grep -q libferry.so
-ldd "$work/consumer/consumer_cmake" | grep -q "libferry.so.0 => $prefix"
+# (ldd's output is taken whole first: `ldd | grep -q` under pipefail fails when
+# grep exits on its match before ldd has written its last line.)
+[[ "$(ldd "$work/consumer/consumer_cmake_static")" != *libferry.so* ]]
+[[ "$(ldd "$work/consumer/consumer_pkgconfig_static")" != *libferry.so* ]]
+[[ "$(ldd "$work/consumer/consumer_cmake")" == *"libferry.so.0 => $prefix"* ]]
 # ferry::ferry on a machine without the CUDA toolkit (the README's CMake quick start).
 c_block() { readme_block "$src/README.md" "$(readme_blocks_in "$src/README.md" "C quick start" "$1")"; }
 mkdir "$work/nocuda"

@@ -42,7 +42,7 @@ module="$(ls "$work"/site/ferry/_ferry_swig*.so)"
 runpath="$(readelf -d "$module" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')"
 echo "module RUNPATH: $runpath"
 [ "$runpath" = '$ORIGIN' ] || { echo "FAILED: the module's RUNPATH is not \$ORIGIN"; exit 1; }
-ldd "$module" | grep -q "libferry.so.0 => $work/site/ferry/" || { ldd "$module"; echo "FAILED: libferry.so.0 not the wheel's"; exit 1; }
+[[ "$(ldd "$module")" == *"libferry.so.0 => $work/site/ferry/"* ]] || { ldd "$module"; echo "FAILED: libferry.so.0 not the wheel's"; exit 1; }
 cd "$work"
 if ! "$python" -c "import numpy" 2>/dev/null; then
   echo "ferry: skipped: import ferry and the quick start not run: NumPy, which ferry needs, is not installed for $python (the wheel's files were checked)"

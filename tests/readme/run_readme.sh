@@ -65,7 +65,7 @@ install_section="Build, test and install with CMake"
 install_prefix() {
   local b
   for b in $(readme_blocks_in "$readme" "$install_section" sh); do
-    if readme_block "$readme" "$b" | grep -q '^cmake --install '; then run_block "$b" >/dev/null; return; fi
+    if grep -q '^cmake --install ' <<<"$(readme_block "$readme" "$b")"; then run_block "$b" >/dev/null; return; fi
   done
   fail "README.md: no 'cmake --install' block under \"## $install_section\""
 }
@@ -143,7 +143,7 @@ csharp)
 main)
   block=""
   for b in $(readme_blocks_in "$readme" "The two commands" sh); do
-    if readme_block "$readme" "$b" | grep -q '^bash bench/run_main.sh'; then block="$b"; fi
+    if grep -q '^bash bench/run_main.sh' <<<"$(readme_block "$readme" "$b")"; then block="$b"; fi
   done
   [ -n "$block" ] || fail "README.md: no 'bash bench/run_main.sh' block under \"## The two commands\""
   # Its build and its outputs (the table's JSON and SVG) go under BUILD_DIR, not
