@@ -1,4 +1,4 @@
-/* ferry: one SWIG interface over the public C header (c_api/ferry/ferry.h) for
+/* ferry: one SWIG interface over the public C header (include/ferry/ferry.h) for
  * Python, Java and C#. Each language adds its typemaps and names in its own
  * file (python/ferry_python.i, java/ferry_java.i, csharp/ferry_csharp.i),
  * included below; this file holds what all of them share:

@@ -8,6 +8,7 @@
 #include <new>
 #include <string>
 
+#include "c_api/status_map.h"
 #include "core/error.h"
 #include "ferry/common.h"
 
@@ -26,7 +27,7 @@ const char* last_error_text() noexcept;
   return FERRY_OK;                                                                        \
   }                                                                                       \
   catch (const ::ferry::Error& e) {                                                       \
-    return ::ferry::api::set_last_error(e.status(), __func__, e.what());                  \
+    return ::ferry::api::set_last_error(::ferry::api::to_c(e.status()), __func__, e.what());                  \
   }                                                                                       \
   catch (const std::bad_alloc&) {                                                         \
     return ::ferry::api::set_last_error(FERRY_ERR_OUT_OF_MEMORY, __func__,                \
@@ -45,7 +46,7 @@ const char* last_error_text() noexcept;
   return (expr);                                                                          \
   }                                                                                       \
   catch (const ::ferry::Error& e) {                                                       \
-    return ::ferry::api::set_last_error(e.status(), __func__, e.what());                  \
+    return ::ferry::api::set_last_error(::ferry::api::to_c(e.status()), __func__, e.what());                  \
   }                                                                                       \
   catch (const std::bad_alloc&) {                                                         \
     return ::ferry::api::set_last_error(FERRY_ERR_OUT_OF_MEMORY, __func__,                \

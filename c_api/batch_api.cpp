@@ -6,6 +6,7 @@
 #include "c_api/api_guard.h"
 #include "c_api/batch_table.h"
 #include "c_api/handles.h"
+#include "c_api/struct_convert.h"
 #include "c_api/struct_io.h"
 #include "core/context.h"
 #include "core/convert/convert_plan.h"
@@ -14,29 +15,11 @@
 
 using namespace ferry;
 
-namespace {
-
-ferry_submit_options default_submit_options() {
-  ferry_submit_options o{};
-  o.struct_size = sizeof o;
-  o.handoff_stream = nullptr;
-  o.has_handoff_stream = 0;
-  o.priority = 0;
-  o.source_policy = FERRY_SOURCE_AUTO;
-  o.chunk_bytes = 0;
-  o.callback = nullptr;
-  o.user_data = nullptr;
-  return o;
-}
-
-
-}  // namespace
-
 extern "C" {
 
 FERRY_API ferry_status ferry_submit_options_init(ferry_submit_options* out, size_t struct_size) {
   FERRY_API_BEGIN
-  api::init_struct(out, struct_size, default_submit_options(), "out");
+  api::init_struct(out, struct_size, api::c_defaults<ferry_submit_options>(), "out");
   FERRY_API_END
 }
 
@@ -46,15 +29,17 @@ FERRY_API ferry_status ferry_batch_submit(ferry_batch_t* out, ferry_context_t ct
   FERRY_API_BEGIN
   api::require(out, "out");
   auto context = api::get_context(ctx);
-  const ferry_source src = api::read_struct(source, "source", core::default_source());
-  const ferry_transform tr = api::read_optional_struct(transform, "transform", core::default_transform());
-  ferry_output dst{};
-  if (output != nullptr) dst = api::read_struct(output, "output", core::default_output());
-  const ferry_submit_options opts = api::read_optional_struct(options, "options", default_submit_options());
+  const core::SourceDesc src = api::to_core(api::read_struct(source, "source", api::c_defaults<ferry_source>()));
+  const core::Transform tr =
+      api::to_core(api::read_optional_struct(transform, "transform", api::c_defaults<ferry_transform>()));
+  core::OutputDesc dst;
+  if (output != nullptr) dst = api::to_core(api::read_struct(output, "output", api::c_defaults<ferry_output>()));
+  const ferry_submit_options c_opts =
+      api::read_optional_struct(options, "options", api::c_defaults<ferry_submit_options>());
 
   core::Stager& stager = context->stager();
   std::shared_ptr<core::Batch> batch =
-      stager.prepare(context.get(), src, tr, output != nullptr ? &dst : nullptr, opts);
+      stager.prepare(context.get(), src, tr, output != nullptr ? &dst : nullptr, api::to_core(c_opts));
   std::uint64_t id = 0;
   try {
     id = api::batch_table().insert(batch);
@@ -63,6 +48,12 @@ FERRY_API ferry_status ferry_batch_submit(ferry_batch_t* out, ferry_context_t ct
     throw;
   }
   batch->handle = id;
+  if (c_opts.callback != nullptr) {
+    // The C callback gets the batch's handle, known only now, before the work starts.
+    batch->on_complete = [callback = c_opts.callback, user_data = c_opts.user_data, id](Status status) {
+      callback(api::batch_handle(id), api::to_c(status), user_data);
+    };
+  }
   stager.launch(batch);
   *out = api::batch_handle(id);
   FERRY_API_END
@@ -81,7 +72,7 @@ FERRY_API ferry_status ferry_batch_query(ferry_batch_t batch) {
   auto b = api::get_batch(batch);
   core::StagerUse stager(*b);
   const bool done = stager->query(*b);
-  api::clear_last_error();  // FERRY_ERR_NOT_READY is not a failure
+  api::clear_last_error();  // Status::NotReady is not a failure
   FERRY_API_END_WITH(done ? FERRY_OK : FERRY_ERR_NOT_READY)
 }
 
@@ -112,10 +103,9 @@ FERRY_API ferry_status ferry_batch_wait_source(ferry_batch_t batch) {
 
 FERRY_API ferry_status ferry_batch_output(ferry_tensor_info* out, ferry_batch_t batch) {
   FERRY_API_BEGIN
-  ferry_tensor_info info = api::read_struct(out, "out", core::default_tensor_info());  // checks out->struct_size
+  api::read_struct(out, "out", api::c_defaults<ferry_tensor_info>());  // checks out->struct_size
   auto b = api::get_batch(batch);
-  info = b->info;
-  api::write_struct(out, info, "out");
+  api::write_struct(out, api::to_c(b->info), "out");
   FERRY_API_END
 }
 
@@ -128,7 +118,7 @@ FERRY_API ferry_status ferry_batch_release(ferry_batch_t batch) {
     stager->release(*b);
   } catch (const Error& e) {
     // The context is gone: it gave the batch's memory back when it was destroyed.
-    if (e.status() != FERRY_ERR_INVALID_HANDLE) throw;
+    if (e.status() != Status::InvalidHandle) throw;
   }
   FERRY_API_END
 }

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "c_api/api_guard.h"
-#include "core/enum_field.h"
+#include "c_api/struct_convert.h"
 #include "ferry/common.h"
 
 namespace ferry::api {
@@ -47,7 +47,7 @@ FERRY_API const char* ferry_version_string(void) {
 FERRY_API const char* ferry_status_string(ferry_status status) {
   // A C caller may pass any int: switch on the int, never on an enum value
   // outside the enumeration (undefined behaviour in C++).
-  switch (ferry::core::enum_field_value(status)) {
+  switch (ferry::api::enum_field_value(status)) {
 #define FERRY_CASE(name) \
   case name:             \
     return #name;

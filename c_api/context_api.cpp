@@ -3,6 +3,7 @@
 
 #include "c_api/api_guard.h"
 #include "c_api/handles.h"
+#include "c_api/struct_convert.h"
 #include "c_api/struct_io.h"
 #include "core/context_options.h"
 #include "core/device_query.h"
@@ -18,17 +19,6 @@ ContextTable& context_table() {
   return *table;
 }
 
-namespace {
-ferry_device_properties default_device_properties() {
-  ferry_device_properties p{};
-  p.struct_size = sizeof p;
-  p.index = -1;
-  p.pci_domain_id = p.pci_bus_id = p.pci_device_id = -1;
-  p.numa_node = p.pcie_generation = p.pcie_link_width = -1;
-  return p;
-}
-}  // namespace
-
 }  // namespace ferry::api
 
 using namespace ferry;
@@ -43,30 +33,31 @@ FERRY_API ferry_status ferry_device_count(int* out) {
 
 FERRY_API ferry_status ferry_device_properties_init(ferry_device_properties* out, size_t struct_size) {
   FERRY_API_BEGIN
-  api::init_struct(out, struct_size, api::default_device_properties(), "out");
+  api::init_struct(out, struct_size, api::c_defaults<ferry_device_properties>(), "out");
   FERRY_API_END
 }
 
 FERRY_API ferry_status ferry_device_get_properties(ferry_device_properties* out, int device) {
   FERRY_API_BEGIN
-  ferry_device_properties props = api::read_struct(out, "out", api::default_device_properties());
-  FERRY_EXPECT(device >= 0, FERRY_ERR_OUT_OF_RANGE, "device is ", device, ": must not be negative");
+  api::read_struct(out, "out", api::c_defaults<ferry_device_properties>());  // checks out->struct_size
+  core::DeviceProperties props;
+  FERRY_EXPECT(device >= 0, Status::OutOfRange, "device is ", device, ": must not be negative");
   core::cuda_device_properties(props, device);
-  api::write_struct(out, props, "out");
+  api::write_struct(out, api::to_c(props), "out");
   FERRY_API_END
 }
 
 FERRY_API ferry_status ferry_context_options_init(ferry_context_options* out, size_t struct_size) {
   FERRY_API_BEGIN
-  api::init_struct(out, struct_size, core::default_context_options(), "out");
+  api::init_struct(out, struct_size, api::c_defaults<ferry_context_options>(), "out");
   FERRY_API_END
 }
 
 FERRY_API ferry_status ferry_context_create(ferry_context_t* out, const ferry_context_options* options) {
   FERRY_API_BEGIN
   api::require(out, "out");
-  const ferry_context_options opts =
-      api::read_optional_struct(options, "options", core::default_context_options());
+  const core::ContextOptions opts =
+      api::to_core(api::read_optional_struct(options, "options", api::c_defaults<ferry_context_options>()));
   auto context = std::make_shared<core::Context>(opts);
   const std::uint64_t id = api::context_table().insert(std::move(context));
   *out = reinterpret_cast<ferry_context_t>(static_cast<std::uintptr_t>(id));
@@ -78,7 +69,7 @@ FERRY_API ferry_status ferry_context_destroy(ferry_context_t ctx) {
   if (ctx == nullptr) return FERRY_OK;
   // The completion thread would wait for itself (std::terminate): refuse, and
   // leave the context as it is.
-  FERRY_EXPECT(!core::Stager::on_completion_thread(), FERRY_ERR_INVALID_ARGUMENT,
+  FERRY_EXPECT(!core::Stager::on_completion_thread(), Status::InvalidArgument,
                "ctx: ferry_context_destroy was called from a batch completion callback, on ferry's completion "
                "thread, which the destroy would wait for; destroy the context from another thread");
   std::shared_ptr<core::Context> context = api::context_table().take(api::handle_id(ctx), "ctx");
@@ -93,7 +84,7 @@ FERRY_API ferry_status ferry_context_device(ferry_device_kind* out_kind, int* ou
   api::require(out_kind, "out_kind");
   api::require(out_index, "out_index");
   auto context = api::get_context(ctx);
-  *out_kind = context->kind();
+  *out_kind = static_cast<ferry_device_kind>(context->kind());
   *out_index = context->device_index();
   FERRY_API_END
 }

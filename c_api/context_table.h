@@ -80,12 +80,12 @@ class ContextTable {
 
   // The live context for `id`, or FERRY_ERR_INVALID_HANDLE naming the argument.
   Ref get(std::uint64_t id, const char* argument) {
-    FERRY_EXPECT(id != 0, FERRY_ERR_INVALID_HANDLE, argument, " is NULL");
+    FERRY_EXPECT(id != 0, Status::InvalidHandle, argument, " is NULL");
     const std::size_t index = my_shard();
     Shard& shard = shards_[index];
     std::lock_guard<std::mutex> lock(shard.mutex);
     auto it = shard.entries.find(id);
-    FERRY_EXPECT(it != shard.entries.end(), FERRY_ERR_INVALID_HANDLE, argument, " (0x", std::hex, id,
+    FERRY_EXPECT(it != shard.entries.end(), Status::InvalidHandle, argument, " (0x", std::hex, id,
                  ") is not a live ferry_context_t: destroyed, or not a ferry handle");
     it->second->users[index].value.fetch_add(1, std::memory_order_acquire);
     return Ref(it->second, index);
@@ -96,12 +96,12 @@ class ContextTable {
   // returns it for the caller to destroy. Must not be called from inside a
   // call on the same context (it would wait for itself).
   std::shared_ptr<core::Context> take(std::uint64_t id, const char* argument) {
-    FERRY_EXPECT(id != 0, FERRY_ERR_INVALID_HANDLE, argument, " is NULL");
+    FERRY_EXPECT(id != 0, Status::InvalidHandle, argument, " is NULL");
     Entry* entry = nullptr;
     {
       LockAll lock(*this);
       auto it = shards_[0].entries.find(id);
-      FERRY_EXPECT(it != shards_[0].entries.end(), FERRY_ERR_INVALID_HANDLE, argument, " (0x", std::hex, id,
+      FERRY_EXPECT(it != shards_[0].entries.end(), Status::InvalidHandle, argument, " (0x", std::hex, id,
                    ") is not a live ferry_context_t: destroyed, or not a ferry handle");
       entry = it->second;
       for (Shard& s : shards_) s.entries.erase(id);

@@ -32,10 +32,10 @@ class HandleTable {
 
   // The live object for `id`, or throws FERRY_ERR_INVALID_HANDLE naming the argument.
   std::shared_ptr<T> get(std::uint64_t id, const char* argument) const {
-    FERRY_EXPECT(id != 0, FERRY_ERR_INVALID_HANDLE, argument, " is NULL");
+    FERRY_EXPECT(id != 0, Status::InvalidHandle, argument, " is NULL");
     std::shared_lock lock(mutex_);
     auto it = objects_.find(id);
-    FERRY_EXPECT(it != objects_.end(), FERRY_ERR_INVALID_HANDLE, argument, " (0x", std::hex, id,
+    FERRY_EXPECT(it != objects_.end(), Status::InvalidHandle, argument, " (0x", std::hex, id,
                  ") is not a live ", type_name_, ": destroyed, released, or not a ferry handle");
     return it->second;
   }
@@ -43,10 +43,10 @@ class HandleTable {
   // Removes and returns the object (to destroy it outside the lock), or
   // throws FERRY_ERR_INVALID_HANDLE. Exactly one of several racing calls wins.
   std::shared_ptr<T> take(std::uint64_t id, const char* argument) {
-    FERRY_EXPECT(id != 0, FERRY_ERR_INVALID_HANDLE, argument, " is NULL");
+    FERRY_EXPECT(id != 0, Status::InvalidHandle, argument, " is NULL");
     std::unique_lock lock(mutex_);
     auto it = objects_.find(id);
-    FERRY_EXPECT(it != objects_.end(), FERRY_ERR_INVALID_HANDLE, argument, " (0x", std::hex, id,
+    FERRY_EXPECT(it != objects_.end(), Status::InvalidHandle, argument, " (0x", std::hex, id,
                  ") is not a live ", type_name_, ": destroyed, released, or not a ferry handle");
     std::shared_ptr<T> object = std::move(it->second);
     objects_.erase(it);

@@ -28,7 +28,7 @@ inline ContextTable::Ref get_context(ferry_context_t ctx, const char* argument =
 // Pointer arguments: NULL is FERRY_ERR_INVALID_ARGUMENT naming the argument.
 template <typename P>
 P* require(P* pointer, const char* argument) {
-  FERRY_EXPECT(pointer != nullptr, FERRY_ERR_INVALID_ARGUMENT, argument, " is NULL");
+  FERRY_EXPECT(pointer != nullptr, Status::InvalidArgument, argument, " is NULL");
   return pointer;
 }
 

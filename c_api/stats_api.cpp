@@ -2,6 +2,7 @@
 // core/memory (MemorySystem), the pipeline's from core/pipeline_counters.h.
 #include "c_api/api_guard.h"
 #include "c_api/handles.h"
+#include "c_api/struct_convert.h"
 #include "c_api/struct_io.h"
 #include "core/context.h"
 #include "core/memory/memory_system.h"
@@ -11,13 +12,7 @@ using namespace ferry;
 
 namespace {
 
-ferry_stats zero_stats() {
-  ferry_stats s{};
-  s.struct_size = sizeof(ferry_stats);
-  return s;
-}
-
-void fill_pipeline(ferry_stats& out, const core::PipelineCounters& c) {
+void fill_pipeline(core::Stats& out, const core::PipelineCounters& c) {
   constexpr auto relaxed = std::memory_order_relaxed;
   out.batches_submitted = c.batches_submitted.load(relaxed);
   out.batches_completed = c.batches_completed.load(relaxed);
@@ -36,18 +31,19 @@ void fill_pipeline(ferry_stats& out, const core::PipelineCounters& c) {
 
 FERRY_API ferry_status ferry_stats_init(ferry_stats* out, size_t struct_size) {
   FERRY_API_BEGIN
-  api::init_struct(out, struct_size, zero_stats(), "out");
+  api::init_struct(out, struct_size, api::c_defaults<ferry_stats>(), "out");
   FERRY_API_END
 }
 
 FERRY_API ferry_status ferry_context_stats(ferry_stats* out, ferry_context_t ctx) {
   FERRY_API_BEGIN
-  ferry_stats stats = api::read_struct(out, "out", zero_stats());  // checks out->struct_size
+  api::read_struct(out, "out", api::c_defaults<ferry_stats>());  // checks out->struct_size
+  core::Stats stats;
   auto context = api::get_context(ctx);
   context->memory().fill_stats(stats);
   fill_pipeline(stats, context->pipeline_counters());
   stats.batches_unreleased = context->stager().unreleased_batches();
-  api::write_struct(out, stats, "out");
+  api::write_struct(out, api::to_c(stats), "out");
   FERRY_API_END
 }
 

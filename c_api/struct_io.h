@@ -28,7 +28,7 @@ void check_struct_size(std::size_t given, const char* name, const char* field = 
   if (known) return;
   std::string sizes;
   for (std::size_t size : ReleasedSizes<T>::values) sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
-  fail(FERRY_ERR_STRUCT_SIZE, name, field, " is ", given, ": expected the size of a released layout (",
+  fail(Status::StructSize, name, field, " is ", given, ": expected the size of a released layout (",
        sizes, " bytes, this library's sizeof is ", sizeof(T),
        ") or a newer, larger one (set it with the struct's _init function)");
 }
@@ -36,7 +36,7 @@ void check_struct_size(std::size_t given, const char* name, const char* field = 
 // Returns a full-size copy of *in; fields beyond in->struct_size keep `defaults`.
 template <typename T>
 T read_struct(const T* in, const char* name, const T& defaults) {
-  FERRY_EXPECT(in != nullptr, FERRY_ERR_INVALID_ARGUMENT, name, " is NULL");
+  FERRY_EXPECT(in != nullptr, Status::InvalidArgument, name, " is NULL");
   std::size_t given = 0;
   std::memcpy(&given, in, sizeof given);
   check_struct_size<T>(given, name);
@@ -46,7 +46,7 @@ T read_struct(const T* in, const char* name, const T& defaults) {
   if (given > sizeof(T)) {
     const auto* tail = reinterpret_cast<const unsigned char*>(in) + sizeof(T);
     for (std::size_t i = 0; i < given - sizeof(T); ++i)
-      FERRY_EXPECT(tail[i] == 0, FERRY_ERR_STRUCT_SIZE, name, "->struct_size is ", given,
+      FERRY_EXPECT(tail[i] == 0, Status::StructSize, name, "->struct_size is ", given,
                    ": this library (", sizeof(T), " bytes) does not know the non-zero field at byte ",
                    sizeof(T) + i, "; update libferry");
   }
@@ -64,7 +64,7 @@ T read_optional_struct(const T* in, const char* name, const T& defaults) {
 // a larger caller struct gets its unknown tail zeroed.
 template <typename T>
 void write_struct(T* out, const T& value, const char* name) {
-  FERRY_EXPECT(out != nullptr, FERRY_ERR_INVALID_ARGUMENT, name, " is NULL");
+  FERRY_EXPECT(out != nullptr, Status::InvalidArgument, name, " is NULL");
   std::size_t given = 0;
   std::memcpy(&given, out, sizeof given);
   check_struct_size<T>(given, name);
@@ -77,7 +77,7 @@ void write_struct(T* out, const T& value, const char* name) {
 // An _init function: fills the caller's struct of struct_size bytes with defaults.
 template <typename T>
 void init_struct(T* out, std::size_t struct_size, const T& defaults, const char* name) {
-  FERRY_EXPECT(out != nullptr, FERRY_ERR_INVALID_ARGUMENT, name, " is NULL");
+  FERRY_EXPECT(out != nullptr, Status::InvalidArgument, name, " is NULL");
   check_struct_size<T>(struct_size, "struct_size", "");
   std::memset(static_cast<void*>(out), 0, struct_size);
   T value = defaults;

@@ -8,6 +8,7 @@
 #include "c_api/batch_table.h"
 #include "c_api/handle_table.h"
 #include "c_api/handles.h"
+#include "c_api/struct_convert.h"
 #include "c_api/struct_io.h"
 #include "core/convert/convert_plan.h"
 #include "core/stage/batch.h"
@@ -20,7 +21,7 @@ namespace {
 // One reference: what the output looked like, and the block that keeps it
 // (null for a caller's own output).
 struct TensorReference {
-  ferry_tensor_info info{};
+  core::TensorDesc info;
   std::shared_ptr<core::OutputBlock> block;
 };
 
@@ -44,7 +45,7 @@ FERRY_API ferry_status ferry_batch_retain_output(ferry_tensor_t* out, ferry_batc
   auto reference = std::make_shared<TensorReference>();
   {
     std::lock_guard<std::mutex> lock(b->mutex);
-    FERRY_EXPECT(!b->resources_freed && !b->detached, FERRY_ERR_INVALID_HANDLE,
+    FERRY_EXPECT(!b->resources_freed && !b->detached, Status::InvalidHandle,
                  "batch was released or its context was destroyed");
     reference->info = b->info;
     reference->block = b->output_block;
@@ -56,9 +57,9 @@ FERRY_API ferry_status ferry_batch_retain_output(ferry_tensor_t* out, ferry_batc
 
 FERRY_API ferry_status ferry_tensor_describe(ferry_tensor_info* out, ferry_tensor_t tensor) {
   FERRY_API_BEGIN
-  api::read_struct(out, "out", core::default_tensor_info());  // checks out->struct_size
+  api::read_struct(out, "out", api::c_defaults<ferry_tensor_info>());  // checks out->struct_size
   std::shared_ptr<TensorReference> reference = tensor_table().get(tensor_id(tensor), "tensor");
-  api::write_struct(out, reference->info, "out");
+  api::write_struct(out, api::to_c(reference->info), "out");
   FERRY_API_END
 }
 

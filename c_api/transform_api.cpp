@@ -3,6 +3,7 @@
 
 #include "c_api/api_guard.h"
 #include "c_api/handles.h"
+#include "c_api/struct_convert.h"
 #include "c_api/struct_io.h"
 #include "core/context.h"
 #include "core/convert/convert_plan.h"
@@ -20,17 +21,17 @@ bool ranges_overlap(const void* a, std::uint64_t a_bytes, const void* b, std::ui
 
 // Checks what only the call itself can: the output pointer, the sample
 // pointers, and that the output does not overwrite the source being read.
-void check_call(const core::ConvertPlan& plan, const ferry_source& s, const ferry_output& o) {
-  FERRY_EXPECT(o.data != nullptr, FERRY_ERR_INVALID_ARGUMENT, "output.data is NULL");
+void check_call(const core::ConvertPlan& plan, const core::SourceDesc& s, const core::OutputDesc& o) {
+  FERRY_EXPECT(o.data != nullptr, Status::InvalidArgument, "output.data is NULL");
   if (s.samples == nullptr) {
-    FERRY_EXPECT(!ranges_overlap(s.data, plan.source_extent, o.data, plan.out_extent), FERRY_ERR_INVALID_ARGUMENT,
+    FERRY_EXPECT(!ranges_overlap(s.data, plan.source_extent, o.data, plan.out_extent), Status::InvalidArgument,
                  "output.data is ", o.data, ": the output overlaps the source at ", s.data);
     return;
   }
   for (std::int64_t i = 0; i < plan.n; ++i) {
-    FERRY_EXPECT(s.samples[i] != nullptr, FERRY_ERR_INVALID_ARGUMENT, "source.samples[", i, "] is NULL");
+    FERRY_EXPECT(s.samples[i] != nullptr, Status::InvalidArgument, "source.samples[", i, "] is NULL");
     FERRY_EXPECT(!ranges_overlap(s.samples[i], plan.source_sample_extent, o.data, plan.out_extent),
-                 FERRY_ERR_INVALID_ARGUMENT, "output.data is ", o.data, ": the output overlaps source.samples[", i,
+                 Status::InvalidArgument, "output.data is ", o.data, ": the output overlaps source.samples[", i,
                  "]");
   }
 }
@@ -41,25 +42,25 @@ extern "C" {
 
 FERRY_API ferry_status ferry_source_init(ferry_source* out, size_t struct_size) {
   FERRY_API_BEGIN
-  api::init_struct(out, struct_size, core::default_source(), "out");
+  api::init_struct(out, struct_size, api::c_defaults<ferry_source>(), "out");
   FERRY_API_END
 }
 
 FERRY_API ferry_status ferry_transform_init(ferry_transform* out, size_t struct_size) {
   FERRY_API_BEGIN
-  api::init_struct(out, struct_size, core::default_transform(), "out");
+  api::init_struct(out, struct_size, api::c_defaults<ferry_transform>(), "out");
   FERRY_API_END
 }
 
 FERRY_API ferry_status ferry_output_init(ferry_output* out, size_t struct_size) {
   FERRY_API_BEGIN
-  api::init_struct(out, struct_size, core::default_output(), "out");
+  api::init_struct(out, struct_size, api::c_defaults<ferry_output>(), "out");
   FERRY_API_END
 }
 
 FERRY_API ferry_status ferry_tensor_info_init(ferry_tensor_info* out, size_t struct_size) {
   FERRY_API_BEGIN
-  api::init_struct(out, struct_size, core::default_tensor_info(), "out");
+  api::init_struct(out, struct_size, api::c_defaults<ferry_tensor_info>(), "out");
   FERRY_API_END
 }
 
@@ -69,10 +70,11 @@ FERRY_API ferry_status ferry_transform_output_info(ferry_tensor_info* out, const
                                                    const ferry_transform* transform) {
   FERRY_API_BEGIN
   api::require(out, "out");
-  const ferry_source s = api::read_struct(source, "source", core::default_source());
-  const ferry_transform t = api::read_optional_struct(transform, "transform", core::default_transform());
+  const core::SourceDesc s = api::to_core(api::read_struct(source, "source", api::c_defaults<ferry_source>()));
+  const core::Transform t =
+      api::to_core(api::read_optional_struct(transform, "transform", api::c_defaults<ferry_transform>()));
   const core::ConvertPlan plan = core::make_convert_plan(s, t, nullptr);
-  api::write_struct(out, core::tensor_info_of(plan, nullptr, FERRY_DEVICE_AUTO, -1), "out");
+  api::write_struct(out, api::to_c(core::tensor_desc_of(plan, nullptr, core::DeviceKind::Auto, -1)), "out");
   FERRY_API_END
 }
 
@@ -81,9 +83,10 @@ FERRY_API ferry_status ferry_convert(ferry_context_t ctx, const ferry_source* so
                                      void* stream) {
   FERRY_API_BEGIN
   const auto context = api::get_context(ctx);
-  const ferry_source s = api::read_struct(source, "source", core::default_source());
-  const ferry_transform t = api::read_optional_struct(transform, "transform", core::default_transform());
-  const ferry_output o = api::read_struct(output, "output", core::default_output());
+  const core::SourceDesc s = api::to_core(api::read_struct(source, "source", api::c_defaults<ferry_source>()));
+  const core::Transform t =
+      api::to_core(api::read_optional_struct(transform, "transform", api::c_defaults<ferry_transform>()));
+  const core::OutputDesc o = api::to_core(api::read_struct(output, "output", api::c_defaults<ferry_output>()));
   const core::ConvertPlan plan = core::make_convert_plan(s, t, &o);
   check_call(plan, s, o);
   context->converter().convert(plan, core::source_view_of(plan, s), 0, plan.n, o.data, stream);

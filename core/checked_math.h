@@ -1,5 +1,5 @@
 // Size arithmetic that cannot overflow silently: every product and sum of
-// caller-given sizes goes through these, and an overflow is FERRY_ERR_OVERFLOW
+// caller-given sizes goes through these, and an overflow is Status::Overflow
 // with a message naming what was being computed.
 #pragma once
 
@@ -12,14 +12,14 @@ namespace ferry {
 
 inline std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, const char* what) {
   std::uint64_t r = 0;
-  FERRY_EXPECT(!__builtin_mul_overflow(a, b, &r), FERRY_ERR_OVERFLOW, what, ": ", a, " * ", b,
+  FERRY_EXPECT(!__builtin_mul_overflow(a, b, &r), Status::Overflow, what, ": ", a, " * ", b,
                " overflows 64 bits");
   return r;
 }
 
 inline std::uint64_t checked_add(std::uint64_t a, std::uint64_t b, const char* what) {
   std::uint64_t r = 0;
-  FERRY_EXPECT(!__builtin_add_overflow(a, b, &r), FERRY_ERR_OVERFLOW, what, ": ", a, " + ", b,
+  FERRY_EXPECT(!__builtin_add_overflow(a, b, &r), Status::Overflow, what, ": ", a, " + ", b,
                " overflows 64 bits");
   return r;
 }

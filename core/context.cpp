@@ -8,16 +8,16 @@ namespace ferry::core {
 namespace {
 
 // Resolves AUTO to the first working GPU, else the CPU; CUDA must work or fail loudly.
-ferry_device_kind resolve_device(const ferry_context_options& options, int& index) {
+DeviceKind resolve_device(const ContextOptions& options, int& index) {
   switch (options.device_kind) {
-    case FERRY_DEVICE_CPU:
+    case DeviceKind::Cpu:
       index = -1;
-      return FERRY_DEVICE_CPU;
-    case FERRY_DEVICE_CUDA:
+      return DeviceKind::Cpu;
+    case DeviceKind::Cuda:
       open_cuda_device(options.device_index);
       index = options.device_index;
-      return FERRY_DEVICE_CUDA;
-    case FERRY_DEVICE_AUTO:
+      return DeviceKind::Cuda;
+    case DeviceKind::Auto:
       break;
   }
   const int count = cuda_device_count();
@@ -25,18 +25,18 @@ ferry_device_kind resolve_device(const ferry_context_options& options, int& inde
     try {
       open_cuda_device(d);
       index = d;
-      return FERRY_DEVICE_CUDA;
+      return DeviceKind::Cuda;
     } catch (const Error&) {
       // A GPU that does not work is skipped by AUTO; an explicit request reports it.
     }
   }
   index = -1;
-  return FERRY_DEVICE_CPU;
+  return DeviceKind::Cpu;
 }
 
 }  // namespace
 
-Context::Context(const ferry_context_options& options) : options_(options) {
+Context::Context(const ContextOptions& options) : options_(options) {
   validate_context_options(options_);
   kind_ = resolve_device(options_, device_index_);
   // --- subsystems: each issue constructs its member here, in dependency order ---
@@ -49,7 +49,7 @@ Context::Context(const ferry_context_options& options) : options_(options) {
   stage.memory = memory_.get();
   stage.converter = converter_.get();
   stage.counters = &pipeline_counters_;
-  stage.convert_on_host = kind_ == FERRY_DEVICE_CPU;
+  stage.convert_on_host = kind_ == DeviceKind::Cpu;
   stager_ = std::make_unique<Stager>(std::move(stage));
 }
 

@@ -12,23 +12,23 @@
 #include "core/memory/memory_system.h"
 #include "core/pipeline_counters.h"
 #include "core/stage/stager.h"
-#include "ferry/context.h"
+#include "core/context_options.h"
 
 namespace ferry::core {
 
 class Context {
  public:
-  // Resolves FERRY_DEVICE_AUTO, opens the device, builds the subsystems.
-  // Throws ferry::Error (FERRY_ERR_NO_DEVICE for a CUDA device that is not there).
-  explicit Context(const ferry_context_options& options);
+  // Resolves DeviceKind::Auto, opens the device, builds the subsystems.
+  // Throws ferry::Error (Status::NoDevice for a CUDA device that is not there).
+  explicit Context(const ContextOptions& options);
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
-  const ferry_context_options& options() const noexcept { return options_; }
-  ferry_device_kind kind() const noexcept { return kind_; }  // CPU or CUDA, never AUTO
+  const ContextOptions& options() const noexcept { return options_; }
+  DeviceKind kind() const noexcept { return kind_; }  // CPU or CUDA, never AUTO
   int device_index() const noexcept { return device_index_; }  // -1 on the CPU
-  bool is_cuda() const noexcept { return kind_ == FERRY_DEVICE_CUDA; }
+  bool is_cuda() const noexcept { return kind_ == DeviceKind::Cuda; }
 
   PipelineCounters& pipeline_counters() noexcept { return pipeline_counters_; }
 
@@ -38,8 +38,8 @@ class Context {
   Stager& stager() noexcept { return *stager_; }  // the staging pipeline (ferry_batch_*)
 
  private:
-  ferry_context_options options_;
-  ferry_device_kind kind_ = FERRY_DEVICE_CPU;
+  ContextOptions options_;
+  DeviceKind kind_ = DeviceKind::Cpu;
   int device_index_ = -1;
   PipelineCounters pipeline_counters_;
   // --- subsystems: each issue adds its member here (declaration order = construction order) ---

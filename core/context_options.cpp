@@ -7,51 +7,29 @@
 
 namespace ferry::core {
 
-ferry_context_options default_context_options() noexcept {
-  ferry_context_options o{};
-  o.struct_size = sizeof o;
-  o.device_kind = FERRY_DEVICE_AUTO;
-  o.device_index = 0;
-  o.stream_count = 4;
-  o.high_priority_streams = 0;
-  o.pinned_cache_bytes = std::uint64_t{1} << 30;
-  o.pinned_prealloc_bytes = 0;
-  o.pinned_wait_at_cap = 1;
-  o.registry_cache_bytes = std::uint64_t{4} << 30;
-  o.device_cache_bytes = std::uint64_t{2} << 30;
-  o.staging_threads = 0;
-  o.cpu_threads = 0;
-  o.chunk_bytes = 0;
-  o.max_batches_in_flight = 4;
-  o.max_staging_bytes = std::uint64_t{256} << 20;
-  o.submit_nonblocking = 0;
-  o.max_unreleased_batches = 1024;
-  return o;
-}
-
-void validate_context_options(const ferry_context_options& o) {
-  checked_enum_field(o.device_kind, {FERRY_DEVICE_AUTO, FERRY_DEVICE_CPU, FERRY_DEVICE_CUDA}, "options->device_kind",
+void validate_context_options(const ContextOptions& o) {
+  checked_enum_field(o.device_kind, {DeviceKind::Auto, DeviceKind::Cpu, DeviceKind::Cuda}, "options->device_kind",
                      "FERRY_DEVICE_AUTO (0), FERRY_DEVICE_CPU (1) or FERRY_DEVICE_CUDA (2)");
-  FERRY_EXPECT(o.device_index >= 0, FERRY_ERR_OUT_OF_RANGE, "options->device_index is ", o.device_index,
+  FERRY_EXPECT(o.device_index >= 0, Status::OutOfRange, "options->device_index is ", o.device_index,
                ": must not be negative");
-  FERRY_EXPECT(o.stream_count >= 1 && o.stream_count <= 64, FERRY_ERR_INVALID_ARGUMENT,
+  FERRY_EXPECT(o.stream_count >= 1 && o.stream_count <= 64, Status::InvalidArgument,
                "options->stream_count is ", o.stream_count, ": expected 1..64");
-  FERRY_EXPECT(o.staging_threads >= 0 && o.staging_threads <= 256, FERRY_ERR_INVALID_ARGUMENT,
+  FERRY_EXPECT(o.staging_threads >= 0 && o.staging_threads <= 256, Status::InvalidArgument,
                "options->staging_threads is ", o.staging_threads, ": expected 0 (auto) to 256");
-  FERRY_EXPECT(o.cpu_threads >= 0 && o.cpu_threads <= 1024, FERRY_ERR_INVALID_ARGUMENT,
+  FERRY_EXPECT(o.cpu_threads >= 0 && o.cpu_threads <= 1024, Status::InvalidArgument,
                "options->cpu_threads is ", o.cpu_threads, ": expected 0 (auto) to 1024");
   FERRY_EXPECT(o.max_batches_in_flight >= 1 && o.max_batches_in_flight <= 1024,
-               FERRY_ERR_INVALID_ARGUMENT, "options->max_batches_in_flight is ",
+               Status::InvalidArgument, "options->max_batches_in_flight is ",
                o.max_batches_in_flight, ": expected 1..1024");
   FERRY_EXPECT(o.max_unreleased_batches >= 1 && o.max_unreleased_batches <= (std::uint64_t{1} << 30),
-               FERRY_ERR_INVALID_ARGUMENT,
+               Status::InvalidArgument,
                "options->max_unreleased_batches is ", o.max_unreleased_batches, ": expected 1..2^30");
-  FERRY_EXPECT(o.pinned_prealloc_bytes <= o.pinned_cache_bytes, FERRY_ERR_INVALID_ARGUMENT,
+  FERRY_EXPECT(o.pinned_prealloc_bytes <= o.pinned_cache_bytes, Status::InvalidArgument,
                "options->pinned_prealloc_bytes is ", o.pinned_prealloc_bytes,
                ": more than options->pinned_cache_bytes (", o.pinned_cache_bytes, ")");
-  FERRY_EXPECT(o.max_staging_bytes >= (std::uint64_t{1} << 20), FERRY_ERR_INVALID_ARGUMENT,
+  FERRY_EXPECT(o.max_staging_bytes >= (std::uint64_t{1} << 20), Status::InvalidArgument,
                "options->max_staging_bytes is ", o.max_staging_bytes, ": expected at least 1 MiB");
-  FERRY_EXPECT(o.max_staging_bytes <= o.pinned_cache_bytes, FERRY_ERR_INVALID_ARGUMENT,
+  FERRY_EXPECT(o.max_staging_bytes <= o.pinned_cache_bytes, Status::InvalidArgument,
                "options->max_staging_bytes is ", o.max_staging_bytes,
                ": more than options->pinned_cache_bytes (", o.pinned_cache_bytes,
                "), from which the staging ring is taken");

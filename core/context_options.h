@@ -1,13 +1,33 @@
-// The defaults and the validation of ferry_context_options.
+// What a context is built with, and its validation. The defaults here are the
+// ones the C ABI documents (ferry_context_options_init reads them from here).
 #pragma once
 
-#include "ferry/context.h"
+#include <cstdint>
+
+#include "core/device_kind.h"
 
 namespace ferry::core {
 
-ferry_context_options default_context_options() noexcept;
+struct ContextOptions {
+  DeviceKind device_kind = DeviceKind::Auto;
+  int device_index = 0;
+  int stream_count = 4;
+  int high_priority_streams = 0;
+  std::uint64_t pinned_cache_bytes = std::uint64_t{1} << 30;
+  std::uint64_t pinned_prealloc_bytes = 0;
+  int pinned_wait_at_cap = 1;
+  std::uint64_t registry_cache_bytes = std::uint64_t{4} << 30;
+  std::uint64_t device_cache_bytes = std::uint64_t{2} << 30;
+  int staging_threads = 0;  // 0: from the machine's cores
+  int cpu_threads = 0;      // 0: the machine's cores
+  std::uint64_t chunk_bytes = 0;  // 0: auto
+  int max_batches_in_flight = 4;
+  std::uint64_t max_staging_bytes = std::uint64_t{256} << 20;
+  int submit_nonblocking = 0;
+  std::uint64_t max_unreleased_batches = 1024;
+};
 
-// Throws ferry::Error naming the first bad field and its value.
-void validate_context_options(const ferry_context_options& options);
+// Throws ferry::Error naming the first bad field (as options->field) and its value.
+void validate_context_options(const ContextOptions& options);
 
 }  // namespace ferry::core

@@ -8,13 +8,13 @@ namespace ferry::core {
 
 int cuda_device_count() noexcept { return 0; }
 
-void cuda_device_properties(ferry_device_properties&, int device) {
-  fail(FERRY_ERR_NO_DEVICE, "device is ", device,
+void cuda_device_properties(DeviceProperties&, int device) {
+  fail(Status::NoDevice, "device is ", device,
        ": this libferry was built without the CUDA backend (FERRY_CUDA=OFF)");
 }
 
 void open_cuda_device(int device) {
-  fail(FERRY_ERR_NO_DEVICE, "device_index is ", device,
+  fail(Status::NoDevice, "device_index is ", device,
        ": this libferry was built without the CUDA backend (FERRY_CUDA=OFF)");
 }
 

@@ -1,12 +1,9 @@
-// Reading an enum field of a caller's C struct. C stores any int in an enum
-// object, and a C caller may (a value from a newer header, garbage, a binding
-// that passes integers). In C++, loading a value outside the enumeration's
-// range is undefined behaviour (UBSan: "load of value ..., which is not a
-// valid value for type"). So such a field is read as the int it holds and
-// validated; only a valid value becomes the enum.
+// Validating an enum a caller filled in. Core's enums that come from callers
+// have int as their fixed underlying type, so holding any int a C caller
+// stored (a value from a newer header, garbage, a binding passing integers) is
+// defined behaviour; it is checked here before anything switches on it.
 #pragma once
 
-#include <cstring>
 #include <initializer_list>
 #include <type_traits>
 
@@ -14,23 +11,14 @@
 
 namespace ferry::core {
 
-// The int stored in a C enum field, without loading it as the enum.
+// `field` if it is one of `valid`; otherwise throws Status::Unsupported:
+// "<name> is <value>: expected <expected>".
 template <typename E>
-int enum_field_value(const E& field) noexcept {
-  static_assert(std::is_enum_v<E> && sizeof(E) == sizeof(int), "a C enum field is stored as an int");
-  int value;
-  std::memcpy(&value, &field, sizeof value);
-  return value;
-}
-
-// The field's value as E if it is one of `valid`; otherwise throws
-// FERRY_ERR_UNSUPPORTED: "<name> is <value>: expected <expected>".
-template <typename E>
-E checked_enum_field(const E& field, std::initializer_list<E> valid, const char* name, const char* expected) {
-  const int value = enum_field_value(field);
+E checked_enum_field(E field, std::initializer_list<E> valid, const char* name, const char* expected) {
+  static_assert(std::is_same_v<std::underlying_type_t<E>, int>, "an enum a caller fills holds any int");
   for (E e : valid)
-    if (value == static_cast<int>(e)) return e;
-  fail(FERRY_ERR_UNSUPPORTED, name, " is ", value, ": expected ", expected);
+    if (field == e) return e;
+  fail(Status::Unsupported, name, " is ", static_cast<int>(field), ": expected ", expected);
 }
 
 }  // namespace ferry::core

@@ -1,5 +1,5 @@
 // ferry::Error: the one exception type inside ferry. The C API layer turns it
-// into a ferry_status and the thread-local last-error message; nothing else
+// into a Status and the thread-local last-error message; nothing else
 // crosses the ABI.
 #pragma once
 
@@ -8,18 +8,18 @@
 #include <string>
 #include <utility>
 
-#include "ferry/common.h"
+#include "core/status.h"
 
 namespace ferry {
 
 class Error : public std::runtime_error {
  public:
-  Error(ferry_status status, std::string message)
+  Error(Status status, std::string message)
       : std::runtime_error(std::move(message)), status_(status) {}
-  ferry_status status() const noexcept { return status_; }
+  Status status() const noexcept { return status_; }
 
  private:
-  ferry_status status_;
+  Status status_;
 };
 
 namespace detail {
@@ -31,9 +31,9 @@ void append(std::ostringstream& out, const T& first, const Rest&... rest) {
 }
 }  // namespace detail
 
-// Builds a message from its parts: fail(FERRY_ERR_INVALID_ARGUMENT, "n is ", n).
+// Builds a message from its parts: fail(Status::InvalidArgument, "n is ", n).
 template <typename... Parts>
-[[noreturn]] void fail(ferry_status status, const Parts&... parts) {
+[[noreturn]] void fail(Status status, const Parts&... parts) {
   std::ostringstream out;
   detail::append(out, parts...);
   throw Error(status, out.str());

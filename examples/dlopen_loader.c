@@ -1,7 +1,7 @@
 /* ferry example: load libferry.so at run time and resolve its functions by
  * name, as an engine or a runtime without a build-time dependency would
  * (Unity's native plugins, a game engine's module loader, an FFI).
- * Build: cc -I<ferry>/c_api dlopen_loader.c -ldl   Run: ./dlopen_loader [path/to/libferry.so.0] */
+ * Build: cc -I<ferry>/include dlopen_loader.c -ldl   Run: ./dlopen_loader [path/to/libferry.so.0] */
 #include <dlfcn.h>
 #include <stdio.h>
 

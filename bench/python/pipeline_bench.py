@@ -26,7 +26,7 @@ MEAN = (0.485, 0.456, 0.406)
 STD = (0.229, 0.224, 0.225)
 
 # ---------------------------------------------------------------- ctypes ABI
-# Mirrors of c_api/ferry/*.h (append-only structs: these field lists are the
+# Mirrors of include/ferry/*.h (append-only structs: these field lists are the
 # headers' own, in order).
 c_size, c_i64, c_u64, c_int, c_float, c_vp = (ctypes.c_size_t, ctypes.c_int64, ctypes.c_uint64, ctypes.c_int,
                                               ctypes.c_float, ctypes.c_void_p)

@@ -215,15 +215,15 @@ void convert_row(const RowJob& job, std::int64_t row) {
   const std::int64_t i = row / p.out_h, y = row % p.out_h, g = job.first + i;
   const SourceView& s = *job.source;
   const std::uint8_t* sample = s.samples ? s.samples[i] : s.base + i * s.strides.n;
-  const ferry_rect win = p.window_of(g);
+  const Rect win = p.window_of(g);
   const int mirror = p.mirror_of(g);
   RowGeometry r{};
   r.win_x = win.x;
   r.ow = p.out_w;
-  r.mirror_x = (mirror & FERRY_MIRROR_X) != 0;
+  r.mirror_x = (mirror & kMirrorX) != 0;
   r.alpha = p.alpha_of(g);
   r.beta = p.beta_of(g);
-  const std::int64_t sy = win.y + ((mirror & FERRY_MIRROR_Y) ? p.out_h - 1 - y : y);
+  const std::int64_t sy = win.y + ((mirror & kMirrorY) ? p.out_h - 1 - y : y);
   const std::int64_t ow = p.out_w;
   if (sy >= 0 && sy < p.h) {
     r.src_row = sample + sy * s.strides.h;

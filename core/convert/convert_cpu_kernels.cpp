@@ -26,21 +26,21 @@
 namespace ferry::core {
 namespace {
 
-template <ferry_dtype D> struct Out;
-template <> struct Out<FERRY_DTYPE_FLOAT32> {
+template <DType D> struct Out;
+template <> struct Out<DType::Float32> {
   using T = float;
   static T from(float v) { return v; }
 };
-template <> struct Out<FERRY_DTYPE_FLOAT16> {
+template <> struct Out<DType::Float16> {
   using T = std::uint16_t;
   static T from(float v) { return float_to_half_bits_fast(v); }
 };
-template <> struct Out<FERRY_DTYPE_BFLOAT16> {
+template <> struct Out<DType::BFloat16> {
   using T = std::uint16_t;
   static T from(float v) { return float_to_bf16_bits_no_nan(v); }
 };
 
-template <ferry_dtype D>
+template <DType D>
 inline void convert_scalar(const std::uint8_t* in, typename Out<D>::T* out, const float* alpha, const float* beta,
                            int count) {
   for (int j = 0; j < count; ++j) {
@@ -57,7 +57,7 @@ void copy_run(const std::uint8_t* in, void* out, const float*, const float*, int
 
 // ---- portable: whole tables of 24 at a time, a fixed-length inner loop the compiler vectorizes ----
 
-template <ferry_dtype D>
+template <DType D>
 void convert_run_portable(const std::uint8_t* in, void* out_v, const float* alpha, const float* beta, int count) {
   auto* out = static_cast<typename Out<D>::T*>(out_v);
   int j = 0;
@@ -78,16 +78,16 @@ FERRY_TARGET_AVX2 inline __m256 load8_u8_as_float(const std::uint8_t* p) {
   return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
 }
 
-template <ferry_dtype D> FERRY_TARGET_AVX2 inline void store8(typename Out<D>::T* out, __m256 v);
-template <> FERRY_TARGET_AVX2 inline void store8<FERRY_DTYPE_FLOAT32>(float* out, __m256 v) {
+template <DType D> FERRY_TARGET_AVX2 inline void store8(typename Out<D>::T* out, __m256 v);
+template <> FERRY_TARGET_AVX2 inline void store8<DType::Float32>(float* out, __m256 v) {
   _mm256_storeu_ps(out, v);
 }
-template <> FERRY_TARGET_AVX2 inline void store8<FERRY_DTYPE_FLOAT16>(std::uint16_t* out, __m256 v) {
+template <> FERRY_TARGET_AVX2 inline void store8<DType::Float16>(std::uint16_t* out, __m256 v) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
 }
 // (x + 0x7fff + ((x >> 16) & 1)) >> 16, as float_to_bf16_bits_no_nan; the
 // results fit 16 bits, so the saturating pack keeps them as they are.
-template <> FERRY_TARGET_AVX2 inline void store8<FERRY_DTYPE_BFLOAT16>(std::uint16_t* out, __m256 v) {
+template <> FERRY_TARGET_AVX2 inline void store8<DType::BFloat16>(std::uint16_t* out, __m256 v) {
   const __m256i x = _mm256_castps_si256(v);
   const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
   const __m256i r = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), odd), 16);
@@ -95,12 +95,12 @@ template <> FERRY_TARGET_AVX2 inline void store8<FERRY_DTYPE_BFLOAT16>(std::uint
                    _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
 }
 
-template <ferry_dtype D>
+template <DType D>
 FERRY_TARGET_AVX2 inline void convert8(const std::uint8_t* in, typename Out<D>::T* out, __m256 a, __m256 b) {
   store8<D>(out, _mm256_add_ps(_mm256_mul_ps(load8_u8_as_float(in), a), b));
 }
 
-template <ferry_dtype D>
+template <DType D>
 FERRY_TARGET_AVX2 void convert_run_avx2(const std::uint8_t* in, void* out_v, const float* alpha, const float* beta,
                                         int count) {
   auto* out = static_cast<typename Out<D>::T*>(out_v);
@@ -169,27 +169,27 @@ bool cpu_has_vector_kernels() {
 #endif
 }
 
-CpuKernels cpu_kernels(ferry_dtype dtype, CpuConvertIsa isa) {
+CpuKernels cpu_kernels(DType dtype, CpuConvertIsa isa) {
   static const bool vector_by_default = cpu_has_vector_kernels() && !portable_forced_by_environment();
   CpuKernels k;
   k.vector_isa = isa == CpuConvertIsa::best && vector_by_default;
   k.deinterleave3 = deinterleave_portable<3>;
   k.deinterleave4 = deinterleave_portable<4>;
   switch (dtype) {
-    case FERRY_DTYPE_FLOAT32: k.convert_run = convert_run_portable<FERRY_DTYPE_FLOAT32>; break;
-    case FERRY_DTYPE_FLOAT16: k.convert_run = convert_run_portable<FERRY_DTYPE_FLOAT16>; break;
-    case FERRY_DTYPE_BFLOAT16: k.convert_run = convert_run_portable<FERRY_DTYPE_BFLOAT16>; break;
-    case FERRY_DTYPE_UINT8: k.convert_run = copy_run; break;
+    case DType::Float32: k.convert_run = convert_run_portable<DType::Float32>; break;
+    case DType::Float16: k.convert_run = convert_run_portable<DType::Float16>; break;
+    case DType::BFloat16: k.convert_run = convert_run_portable<DType::BFloat16>; break;
+    case DType::UInt8: k.convert_run = copy_run; break;
   }
 #if defined(FERRY_CPU_X86_KERNELS)
   if (k.vector_isa) {
     k.deinterleave3 = deinterleave_avx2<3>;
     k.deinterleave4 = deinterleave_avx2<4>;
     switch (dtype) {
-      case FERRY_DTYPE_FLOAT32: k.convert_run = convert_run_avx2<FERRY_DTYPE_FLOAT32>; break;
-      case FERRY_DTYPE_FLOAT16: k.convert_run = convert_run_avx2<FERRY_DTYPE_FLOAT16>; break;
-      case FERRY_DTYPE_BFLOAT16: k.convert_run = convert_run_avx2<FERRY_DTYPE_BFLOAT16>; break;
-      case FERRY_DTYPE_UINT8: break;
+      case DType::Float32: k.convert_run = convert_run_avx2<DType::Float32>; break;
+      case DType::Float16: k.convert_run = convert_run_avx2<DType::Float16>; break;
+      case DType::BFloat16: k.convert_run = convert_run_avx2<DType::BFloat16>; break;
+      case DType::UInt8: break;
     }
   }
 #endif

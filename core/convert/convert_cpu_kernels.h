@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "ferry/transform.h"
+#include "core/convert/descriptors.h"
 
 namespace ferry::core {
 
@@ -38,7 +38,7 @@ struct CpuKernels {
 
 // The kernels for `dtype`. `best` reads the CPU's features and the environment
 // variable FERRY_CPU_CONVERT_ISA once (thread-safe static). Thread-safe.
-CpuKernels cpu_kernels(ferry_dtype dtype, CpuConvertIsa isa);
+CpuKernels cpu_kernels(DType dtype, CpuConvertIsa isa);
 
 // True if this CPU (and this build) can run the AVX2 + F16C kernels.
 bool cpu_has_vector_kernels();

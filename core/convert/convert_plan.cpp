@@ -16,53 +16,53 @@ namespace {
 // kernels' index arithmetic (int64 offsets, int32 coordinates) cannot wrap.
 constexpr std::int64_t max_extent_px = std::int64_t{1} << 30;
 
-int element_size_of(ferry_dtype dtype) {
+int element_size_of(DType dtype) {
   switch (dtype) {
-    case FERRY_DTYPE_UINT8: return 1;
-    case FERRY_DTYPE_FLOAT32: return 4;
-    case FERRY_DTYPE_FLOAT16:
-    case FERRY_DTYPE_BFLOAT16: return 2;
+    case DType::UInt8: return 1;
+    case DType::Float32: return 4;
+    case DType::Float16:
+    case DType::BFloat16: return 2;
   }
   return 0;  // unreachable: dtype comes from checked_dtype
 }
 
-// The caller's enum fields, read as ints and validated (core/enum_field.h).
-ferry_dtype checked_dtype(const ferry_dtype& field) {
-  return checked_enum_field(field, {FERRY_DTYPE_UINT8, FERRY_DTYPE_FLOAT32, FERRY_DTYPE_FLOAT16, FERRY_DTYPE_BFLOAT16},
+// The caller's enum fields, validated (core/enum_field.h).
+DType checked_dtype(const DType& field) {
+  return checked_enum_field(field, {DType::UInt8, DType::Float32, DType::Float16, DType::BFloat16},
                             "transform.out_dtype",
                             "a ferry_dtype (UINT8 1, FLOAT32 2, FLOAT16 3, BFLOAT16 4)");
 }
 
-ferry_layout checked_layout(const ferry_layout& field, const char* name) {
-  return checked_enum_field(field, {FERRY_LAYOUT_NHWC, FERRY_LAYOUT_NCHW}, name, "a ferry_layout (NHWC 1, NCHW 2)");
+Layout checked_layout(const Layout& field, const char* name) {
+  return checked_enum_field(field, {Layout::NHWC, Layout::NCHW}, name, "a ferry_layout (NHWC 1, NCHW 2)");
 }
 
-std::uint32_t value_bits(ferry_dtype dtype, float v, const char* name) {
+std::uint32_t value_bits(DType dtype, float v, const char* name) {
   switch (dtype) {
-    case FERRY_DTYPE_UINT8:
-      FERRY_EXPECT(v >= 0.0f && v <= 255.0f && std::floor(v) == v, FERRY_ERR_INVALID_ARGUMENT, name, " is ", v,
+    case DType::UInt8:
+      FERRY_EXPECT(v >= 0.0f && v <= 255.0f && std::floor(v) == v, Status::InvalidArgument, name, " is ", v,
                    ": uint8 output needs an integer in 0..255");
       return static_cast<std::uint32_t>(v);
-    case FERRY_DTYPE_FLOAT32: return float_bits(v);
-    case FERRY_DTYPE_FLOAT16: return float_to_half_bits_soft(v);
-    case FERRY_DTYPE_BFLOAT16: return float_to_bf16_bits_soft(v);
+    case DType::Float32: return float_bits(v);
+    case DType::Float16: return float_to_half_bits_soft(v);
+    case DType::BFloat16: return float_to_bf16_bits_soft(v);
   }
   return 0;
 }
 
 void check_positive(std::int64_t v, const char* name) {
-  FERRY_EXPECT(v > 0, FERRY_ERR_INVALID_ARGUMENT, name, " is ", v, ": must be positive");
-  FERRY_EXPECT(v <= max_extent_px, FERRY_ERR_INVALID_ARGUMENT, name, " is ", v, ": larger than ", max_extent_px);
+  FERRY_EXPECT(v > 0, Status::InvalidArgument, name, " is ", v, ": must be positive");
+  FERRY_EXPECT(v <= max_extent_px, Status::InvalidArgument, name, " is ", v, ": larger than ", max_extent_px);
 }
 
-void check_source(ConvertPlan& plan, const ferry_source& s) {
-  const ferry_layout layout = checked_layout(s.layout, "source.layout");
-  FERRY_EXPECT(s.n > 0, FERRY_ERR_INVALID_ARGUMENT, "source.n is ", s.n, ": must be positive");
+void check_source(ConvertPlan& plan, const SourceDesc& s) {
+  const Layout layout = checked_layout(s.layout, "source.layout");
+  FERRY_EXPECT(s.n > 0, Status::InvalidArgument, "source.n is ", s.n, ": must be positive");
   check_positive(s.h, "source.h");
   check_positive(s.w, "source.w");
-  FERRY_EXPECT(s.c > 0 && s.c <= 4, FERRY_ERR_INVALID_ARGUMENT, "source.c is ", s.c, ": must be 1, 3 or 4");
-  FERRY_EXPECT(s.c != 2, FERRY_ERR_UNSUPPORTED, "source.c is 2: only 1, 3 or 4 channels are supported");
-  FERRY_EXPECT((s.data == nullptr) != (s.samples == nullptr), FERRY_ERR_INVALID_ARGUMENT,
+  FERRY_EXPECT(s.c > 0 && s.c <= 4, Status::InvalidArgument, "source.c is ", s.c, ": must be 1, 3 or 4");
+  FERRY_EXPECT(s.c != 2, Status::Unsupported, "source.c is 2: only 1, 3 or 4 channels are supported");
+  FERRY_EXPECT((s.data == nullptr) != (s.samples == nullptr), Status::InvalidArgument,
                s.data == nullptr ? "source.data and source.samples are both NULL"
                                  : "source.data and source.samples are both set",
                ": give exactly one");
@@ -75,7 +75,7 @@ void check_source(ConvertPlan& plan, const ferry_source& s) {
   StridedDim c{"source.stride_c", s.c, s.stride_c}, w{"source.stride_w", s.w, s.stride_w},
       h{"source.stride_h", s.h, s.stride_h}, n{"source.stride_n", s.n, plan.source_has_samples ? 0 : s.stride_n};
   StridedDim dims[4];
-  if (layout == FERRY_LAYOUT_NHWC) {
+  if (layout == Layout::NHWC) {
     dims[0] = c, dims[1] = w, dims[2] = h;
   } else {
     dims[0] = w, dims[1] = h, dims[2] = c;
@@ -90,43 +90,43 @@ void check_source(ConvertPlan& plan, const ferry_source& s) {
   }
   plan.source_sample_extent = checked_layout_extent(dims, 3, 1);
   if (plan.source_has_samples) {
-    FERRY_EXPECT(s.sample_bytes >= plan.source_sample_extent, FERRY_ERR_SOURCE_TOO_SMALL, "source.sample_bytes is ",
+    FERRY_EXPECT(s.sample_bytes >= plan.source_sample_extent, Status::SourceTooSmall, "source.sample_bytes is ",
                  s.sample_bytes, ": the strides reach ", plan.source_sample_extent, " bytes per sample");
     plan.source_extent = plan.source_sample_extent;
   } else {
     plan.source_extent = checked_layout_extent(dims, 4, 1);
-    FERRY_EXPECT(s.bytes >= plan.source_extent, FERRY_ERR_SOURCE_TOO_SMALL, "source.bytes is ", s.bytes,
+    FERRY_EXPECT(s.bytes >= plan.source_extent, Status::SourceTooSmall, "source.bytes is ", s.bytes,
                  ": the shape and strides reach ", plan.source_extent, " bytes");
   }
 }
 
 void check_finite(float v, const char* name, int index) {
-  FERRY_EXPECT(std::isfinite(v), FERRY_ERR_INVALID_ARGUMENT, name, "[", index, "] is ", v, ": must be finite");
+  FERRY_EXPECT(std::isfinite(v), Status::InvalidArgument, name, "[", index, "] is ", v, ": must be finite");
 }
 
 // Folds (x * scale - mean) / std into x * alpha + beta for channel k.
 void fold(float scale, float mean, float stdev, float& alpha, float& beta, const char* std_name, int index) {
-  FERRY_EXPECT(std::isfinite(stdev) && stdev != 0.0f, FERRY_ERR_INVALID_ARGUMENT, std_name, "[", index, "] is ",
+  FERRY_EXPECT(std::isfinite(stdev) && stdev != 0.0f, Status::InvalidArgument, std_name, "[", index, "] is ",
                stdev, ": std must be finite and non-zero");
   alpha = static_cast<float>(static_cast<double>(scale) / stdev);
   beta = static_cast<float>(-static_cast<double>(mean) / stdev);
-  FERRY_EXPECT(std::isfinite(alpha) && std::isfinite(beta), FERRY_ERR_INVALID_ARGUMENT, std_name, "[", index,
+  FERRY_EXPECT(std::isfinite(alpha) && std::isfinite(beta), Status::InvalidArgument, std_name, "[", index,
                "] is ", stdev, ": scale/std or mean/std overflows float");
 }
 
-void check_arithmetic(ConvertPlan& plan, const ferry_transform& t) {
-  const ferry_transform defaults = default_transform();
-  if (plan.dtype == FERRY_DTYPE_UINT8) {
-    FERRY_EXPECT(t.scale == defaults.scale, FERRY_ERR_INVALID_ARGUMENT, "transform.scale is ", t.scale,
+void check_arithmetic(ConvertPlan& plan, const Transform& t) {
+  const Transform defaults{};
+  if (plan.dtype == DType::UInt8) {
+    FERRY_EXPECT(t.scale == defaults.scale, Status::InvalidArgument, "transform.scale is ", t.scale,
                  ": uint8 output does no arithmetic; keep the default");
     for (int k = 0; k < plan.out_channels; ++k)
-      FERRY_EXPECT(t.mean[k] == 0.0f && t.std[k] == 1.0f, FERRY_ERR_INVALID_ARGUMENT, "transform.mean/std[", k,
+      FERRY_EXPECT(t.mean[k] == 0.0f && t.std[k] == 1.0f, Status::InvalidArgument, "transform.mean/std[", k,
                    "] is ", t.mean[k], "/", t.std[k], ": uint8 output does no arithmetic; keep 0/1");
-    FERRY_EXPECT(t.per_sample_mean == nullptr && t.per_sample_std == nullptr, FERRY_ERR_INVALID_ARGUMENT,
+    FERRY_EXPECT(t.per_sample_mean == nullptr && t.per_sample_std == nullptr, Status::InvalidArgument,
                  "transform.per_sample_mean/std is set: uint8 output does no arithmetic");
     return;
   }
-  FERRY_EXPECT(std::isfinite(t.scale), FERRY_ERR_INVALID_ARGUMENT, "transform.scale is ", t.scale,
+  FERRY_EXPECT(std::isfinite(t.scale), Status::InvalidArgument, "transform.scale is ", t.scale,
                ": must be finite");
   for (int k = 0; k < plan.out_channels; ++k) {
     check_finite(t.mean[k], "transform.mean", k);
@@ -151,35 +151,35 @@ void check_arithmetic(ConvertPlan& plan, const ferry_transform& t) {
 }
 
 // Checks one window; returns whether it reaches outside the image.
-bool check_window(const ConvertPlan& plan, const ferry_rect& r, const char* name, std::int64_t index) {
+bool check_window(const ConvertPlan& plan, const Rect& r, const char* name, std::int64_t index) {
   const std::int64_t lim = max_extent_px;
-  FERRY_EXPECT(r.x >= -lim && r.x <= lim && r.y >= -lim && r.y <= lim, FERRY_ERR_INVALID_ARGUMENT, name, "[",
+  FERRY_EXPECT(r.x >= -lim && r.x <= lim && r.y >= -lim && r.y <= lim, Status::InvalidArgument, name, "[",
                index, "] is {x ", r.x, ", y ", r.y, "}: coordinates beyond +-", lim);
   const bool outside = r.x < 0 || r.y < 0 || r.x + r.w > plan.w || r.y + r.h > plan.h;
-  FERRY_EXPECT(!outside || plan.pad_outside, FERRY_ERR_OUT_OF_RANGE, name, "[", index, "] is {x ", r.x, ", y ",
+  FERRY_EXPECT(!outside || plan.pad_outside, Status::OutOfRange, name, "[", index, "] is {x ", r.x, ", y ",
                r.y, ", w ", r.w, ", h ", r.h, "}: outside the ", plan.w, "x", plan.h,
                " image (set transform.pad_outside to pad)");
   return outside;
 }
 
-void check_geometry(ConvertPlan& plan, const ferry_transform& t) {
+void check_geometry(ConvertPlan& plan, const Transform& t) {
   plan.pad_outside = t.pad_outside != 0;
-  const ferry_rect& c = t.crop;
+  const Rect& c = t.crop;
   const bool batch_crop = !(c.w == 0 && c.h == 0);
-  FERRY_EXPECT(batch_crop || (c.x == 0 && c.y == 0), FERRY_ERR_INVALID_ARGUMENT, "transform.crop is {x ", c.x,
+  FERRY_EXPECT(batch_crop || (c.x == 0 && c.y == 0), Status::InvalidArgument, "transform.crop is {x ", c.x,
                ", y ", c.y, ", w 0, h 0}: a whole-image crop must have x = y = 0");
   if (t.per_sample_crop != nullptr) {
-    const ferry_rect& f = t.per_sample_crop[0];
+    const Rect& f = t.per_sample_crop[0];
     check_positive(f.w, "transform.per_sample_crop[0].w");
     check_positive(f.h, "transform.per_sample_crop[0].h");
-    FERRY_EXPECT(!batch_crop || (c.w == f.w && c.h == f.h), FERRY_ERR_INVALID_ARGUMENT, "transform.crop is {w ",
+    FERRY_EXPECT(!batch_crop || (c.w == f.w && c.h == f.h), Status::InvalidArgument, "transform.crop is {w ",
                  c.w, ", h ", c.h, "}: differs from per_sample_crop's size ", f.w, "x", f.h);
     plan.out_w = f.w;
     plan.out_h = f.h;
     plan.sample_crop.assign(t.per_sample_crop, t.per_sample_crop + plan.n);
     for (std::int64_t i = 0; i < plan.n; ++i) {
-      const ferry_rect& r = plan.sample_crop[static_cast<std::size_t>(i)];
-      FERRY_EXPECT(r.w == f.w && r.h == f.h, FERRY_ERR_INVALID_ARGUMENT, "transform.per_sample_crop[", i,
+      const Rect& r = plan.sample_crop[static_cast<std::size_t>(i)];
+      FERRY_EXPECT(r.w == f.w && r.h == f.h, Status::InvalidArgument, "transform.per_sample_crop[", i,
                    "] is ", r.w, "x", r.h, ": every window must have the size of entry 0, ", f.w, "x", f.h);
       plan.any_outside |= check_window(plan, r, "transform.per_sample_crop", i);
     }
@@ -191,32 +191,32 @@ void check_geometry(ConvertPlan& plan, const ferry_transform& t) {
     plan.out_h = c.h;
     plan.any_outside = check_window(plan, c, "transform.crop", 0);
   } else {
-    plan.crop = ferry_rect{0, 0, plan.w, plan.h};
+    plan.crop = Rect{0, 0, plan.w, plan.h};
     plan.out_w = plan.w;
     plan.out_h = plan.h;
   }
-  FERRY_EXPECT(t.mirror >= 0 && t.mirror <= 3, FERRY_ERR_INVALID_ARGUMENT, "transform.mirror is ", t.mirror,
-               ": ferry_mirror bits are NONE 0, X 1, Y 2");
+  FERRY_EXPECT(t.mirror >= 0 && t.mirror <= 3, Status::InvalidArgument, "transform.mirror is ", t.mirror,
+               ": the mirror bits are none 0, X 1, Y 2");
   plan.mirror = t.mirror;
   if (t.per_sample_mirror != nullptr) {
     plan.sample_mirror.assign(t.per_sample_mirror, t.per_sample_mirror + plan.n);
     for (std::int64_t i = 0; i < plan.n; ++i)
-      FERRY_EXPECT(plan.sample_mirror[static_cast<std::size_t>(i)] <= 3, FERRY_ERR_INVALID_ARGUMENT,
+      FERRY_EXPECT(plan.sample_mirror[static_cast<std::size_t>(i)] <= 3, Status::InvalidArgument,
                    "transform.per_sample_mirror[", i, "] is ", int{plan.sample_mirror[static_cast<std::size_t>(i)]},
-                   ": ferry_mirror bits are NONE 0, X 1, Y 2");
+                   ": the mirror bits are none 0, X 1, Y 2");
   }
 }
 
-void check_transform(ConvertPlan& plan, const ferry_transform& t) {
+void check_transform(ConvertPlan& plan, const Transform& t) {
   plan.dtype = checked_dtype(t.out_dtype);
   plan.element_size = element_size_of(plan.dtype);
   plan.out_layout = checked_layout(t.out_layout, "transform.out_layout");
-  FERRY_EXPECT(t.out_channels >= 0 && t.out_channels <= 4, FERRY_ERR_INVALID_ARGUMENT, "transform.out_channels is ",
+  FERRY_EXPECT(t.out_channels >= 0 && t.out_channels <= 4, Status::InvalidArgument, "transform.out_channels is ",
                t.out_channels, ": must be 0 (the input's) or 1..4");
   plan.out_channels = t.out_channels == 0 ? static_cast<int>(plan.c) : t.out_channels;
   for (int k = 0; k < plan.out_channels; ++k) {
     const int m = t.out_channels == 0 ? k : t.channel_map[k];
-    FERRY_EXPECT(m >= 0 && m < plan.c, FERRY_ERR_OUT_OF_RANGE, "transform.channel_map[", k, "] is ", m,
+    FERRY_EXPECT(m >= 0 && m < plan.c, Status::OutOfRange, "transform.channel_map[", k, "] is ", m,
                  ": the source has ", plan.c, " channels");
     plan.channel_map[k] = m;
   }
@@ -226,20 +226,20 @@ void check_transform(ConvertPlan& plan, const ferry_transform& t) {
 
   const bool any_per_sample = t.per_sample_mean || t.per_sample_std || t.per_sample_crop || t.per_sample_mirror;
   FERRY_EXPECT(t.per_sample_count == plan.n || (!any_per_sample && t.per_sample_count == 0),
-               FERRY_ERR_INVALID_ARGUMENT, "transform.per_sample_count is ", t.per_sample_count,
+               Status::InvalidArgument, "transform.per_sample_count is ", t.per_sample_count,
                any_per_sample ? ": the per_sample_* arrays must have n = " : ": set no per_sample_* array, so 0 or n = ",
                plan.n, any_per_sample ? " entries" : "");
   check_arithmetic(plan, t);
   check_geometry(plan, t);
 }
 
-void check_output(ConvertPlan& plan, const ferry_output* out) {
-  const ferry_output o = out ? *out : default_output();
+void check_output(ConvertPlan& plan, const OutputDesc* out) {
+  const OutputDesc o = out ? *out : OutputDesc{};
   const std::int64_t e = plan.element_size;
   StridedDim c{"output.stride_c", plan.out_channels_total, o.stride_c}, w{"output.stride_w", plan.out_w, o.stride_w},
       h{"output.stride_h", plan.out_h, o.stride_h}, n{"output.stride_n", plan.n, o.stride_n};
   StridedDim dims[4];
-  if (plan.out_layout == FERRY_LAYOUT_NHWC) {
+  if (plan.out_layout == Layout::NHWC) {
     dims[0] = c, dims[1] = w, dims[2] = h;
   } else {
     dims[0] = w, dims[1] = h, dims[2] = c;
@@ -254,7 +254,7 @@ void check_output(ConvertPlan& plan, const ferry_output* out) {
     if (d.name == w.name) plan.out_strides.w = d.stride;
   }
   if (out != nullptr)
-    FERRY_EXPECT(o.bytes >= plan.out_extent, FERRY_ERR_SOURCE_TOO_SMALL, "output.bytes is ", o.bytes,
+    FERRY_EXPECT(o.bytes >= plan.out_extent, Status::SourceTooSmall, "output.bytes is ", o.bytes,
                  ": the output shape and strides reach ", plan.out_extent, " bytes");
 }
 
@@ -266,53 +266,13 @@ bool ConvertPlan::full_width_unmirrored() const noexcept {
     if (m != 0) return false;
   if (out_w != w) return false;  // a narrower window skips columns
   if (sample_crop.empty()) return crop.x == 0;
-  for (const ferry_rect& r : sample_crop)
+  for (const Rect& r : sample_crop)
     if (r.x != 0) return false;
   return true;
 }
 
-ferry_source default_source() {
-  ferry_source s;
-  std::memset(&s, 0, sizeof s);
-  s.struct_size = sizeof s;
-  s.layout = FERRY_LAYOUT_NHWC;
-  return s;
-}
-
-ferry_transform default_transform() {
-  ferry_transform t;
-  std::memset(&t, 0, sizeof t);
-  t.struct_size = sizeof t;
-  t.out_dtype = FERRY_DTYPE_FLOAT32;
-  t.out_layout = FERRY_LAYOUT_NCHW;
-  for (int k = 0; k < 4; ++k) {
-    t.channel_map[k] = k;
-    t.std[k] = 1.0f;
-  }
-  t.scale = 1.0f / 255.0f;
-  return t;
-}
-
-ferry_output default_output() {
-  ferry_output o;
-  std::memset(&o, 0, sizeof o);
-  o.struct_size = sizeof o;
-  return o;
-}
-
-ferry_tensor_info default_tensor_info() {
-  ferry_tensor_info info{};
-  info.struct_size = sizeof info;
-  info.device_kind = FERRY_DEVICE_CPU;
-  info.device_index = -1;
-  info.dtype = FERRY_DTYPE_FLOAT32;
-  info.layout = FERRY_LAYOUT_NCHW;
-  info.ndim = 4;
-  return info;
-}
-
-ConvertPlan make_convert_plan(const ferry_source& source, const ferry_transform& transform,
-                              const ferry_output* output) {
+ConvertPlan make_convert_plan(const SourceDesc& source, const Transform& transform,
+                              const OutputDesc* output) {
   ConvertPlan plan;
   check_source(plan, source);
   check_transform(plan, transform);
@@ -320,10 +280,8 @@ ConvertPlan make_convert_plan(const ferry_source& source, const ferry_transform&
   return plan;
 }
 
-ferry_tensor_info tensor_info_of(const ConvertPlan& plan, void* data, ferry_device_kind kind, int device_index) {
-  ferry_tensor_info info;
-  std::memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
+TensorDesc tensor_desc_of(const ConvertPlan& plan, void* data, DeviceKind kind, int device_index) {
+  TensorDesc info;
   info.data = data;
   info.device_kind = kind;
   info.device_index = device_index;
@@ -332,7 +290,7 @@ ferry_tensor_info tensor_info_of(const ConvertPlan& plan, void* data, ferry_devi
   info.ndim = 4;
   const Strides4& s = plan.out_strides;
   const std::int64_t c = plan.out_channels_total;
-  if (plan.out_layout == FERRY_LAYOUT_NCHW) {
+  if (plan.out_layout == Layout::NCHW) {
     const std::int64_t shape[4] = {plan.n, c, plan.out_h, plan.out_w}, strides[4] = {s.n, s.c, s.h, s.w};
     std::memcpy(info.shape, shape, sizeof shape);
     std::memcpy(info.strides, strides, sizeof strides);
@@ -345,7 +303,7 @@ ferry_tensor_info tensor_info_of(const ConvertPlan& plan, void* data, ferry_devi
   return info;
 }
 
-SourceView source_view_of(const ConvertPlan& plan, const ferry_source& source) {
+SourceView source_view_of(const ConvertPlan& plan, const SourceDesc& source) {
   SourceView v;
   v.base = static_cast<const std::uint8_t*>(source.data);
   v.samples = reinterpret_cast<const std::uint8_t* const*>(source.samples);

@@ -1,6 +1,6 @@
 // ConvertPlan: a validated, host-folded description of one conversion
-// (ferry_source + ferry_transform + ferry_output), and SourceView, where the
-// uint8 samples of one convert call are. All validation of the C structs
+// (SourceDesc + Transform + OutputDesc), and SourceView, where the
+// uint8 samples of one convert call are. All validation of the descriptions
 // happens when a plan is built; converting with a plan validates nothing, so
 // the staging pipeline can convert chunk after chunk with one plan.
 //
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ferry/transform.h"
+#include "core/convert/descriptors.h"
 
 namespace ferry::core {
 
@@ -36,15 +36,15 @@ struct SourceView {
 struct ConvertPlan {
   // --- source: every sample is h x w x c uint8 ---
   std::int64_t n = 0, h = 0, w = 0, c = 0;
-  ferry_layout source_layout = FERRY_LAYOUT_NHWC;
+  Layout source_layout = Layout::NHWC;
   Strides4 source_strides;            // the caller's source, 0s resolved to packed
   bool source_has_samples = false;    // the caller gave a samples array
   std::uint64_t source_sample_extent = 0;  // bytes one sample spans
   std::uint64_t source_extent = 0;    // bytes the whole `data` source spans (data form)
 
   // --- output: n x out_channels_total x out_h x out_w of dtype ---
-  ferry_dtype dtype = FERRY_DTYPE_FLOAT32;
-  ferry_layout out_layout = FERRY_LAYOUT_NCHW;
+  DType dtype = DType::Float32;
+  Layout out_layout = Layout::NCHW;
   int element_size = 4;
   int out_channels = 0;        // mapped channels, 1..4
   int out_channels_total = 0;  // out_channels, or 4 with channel padding
@@ -64,9 +64,9 @@ struct ConvertPlan {
   std::vector<float> sample_alpha, sample_beta;  // n * 4 each when per sample, else empty
 
   // --- geometry: crop window (source pixels) and mirror, per batch or sample ---
-  ferry_rect crop{0, 0, 0, 0};          // x, y used when sample_crop is empty
-  std::vector<ferry_rect> sample_crop;  // n entries, or empty
-  int mirror = 0;                       // ferry_mirror bits
+  Rect crop{0, 0, 0, 0};          // x, y used when sample_crop is empty
+  std::vector<Rect> sample_crop;  // n entries, or empty
+  int mirror = 0;                       // kMirrorX | kMirrorY
   std::vector<std::uint8_t> sample_mirror;  // n entries, or empty
   bool pad_outside = false;
   bool any_outside = false;  // some window reaches outside its image
@@ -80,7 +80,7 @@ struct ConvertPlan {
   const float* beta_of(std::int64_t g) const noexcept {
     return sample_beta.empty() ? beta : &sample_beta[static_cast<std::size_t>(g) * 4];
   }
-  ferry_rect window_of(std::int64_t g) const noexcept {
+  Rect window_of(std::int64_t g) const noexcept {
     return sample_crop.empty() ? crop : sample_crop[static_cast<std::size_t>(g)];
   }
   int mirror_of(std::int64_t g) const noexcept {
@@ -91,23 +91,17 @@ struct ConvertPlan {
   bool full_width_unmirrored() const noexcept;
 };
 
-// Defaults of the C structs, as the _init functions give them.
-ferry_source default_source();
-ferry_transform default_transform();
-ferry_output default_output();
-ferry_tensor_info default_tensor_info();
-
 // Validates everything and folds the arithmetic. output may be NULL: a packed
 // output (its data and bytes are not checked either). Throws ferry::Error
 // with the status the C ABI documents and a message naming argument and value.
-ConvertPlan make_convert_plan(const ferry_source& source, const ferry_transform& transform,
-                              const ferry_output* output);
+ConvertPlan make_convert_plan(const SourceDesc& source, const Transform& transform,
+                              const OutputDesc* output);
 
 // Describes the plan's output at `data` (dimensions and byte strides in
-// memory-layout order, extent in bytes), for ferry_tensor_info results.
-ferry_tensor_info tensor_info_of(const ConvertPlan& plan, void* data, ferry_device_kind kind, int device_index);
+// memory-layout order, extent in bytes), for TensorDesc results.
+TensorDesc tensor_desc_of(const ConvertPlan& plan, void* data, DeviceKind kind, int device_index);
 
 // The view of the caller's own source (sample 0 .. n-1).
-SourceView source_view_of(const ConvertPlan& plan, const ferry_source& source);
+SourceView source_view_of(const ConvertPlan& plan, const SourceDesc& source);
 
 }  // namespace ferry::core

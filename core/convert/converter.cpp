@@ -13,11 +13,11 @@ class CudaConverter {};  // a CPU-only build never creates one
 
 namespace ferry::core {
 
-Converter::Converter(ferry_device_kind kind, int device_index, int cpu_threads) : pool_(cpu_threads) {
+Converter::Converter(DeviceKind kind, int device_index, int cpu_threads) : pool_(cpu_threads) {
 #if defined(FERRY_HAVE_CUDA)
-  if (kind == FERRY_DEVICE_CUDA) cuda_ = std::make_unique<CudaConverter>(device_index);
+  if (kind == DeviceKind::Cuda) cuda_ = std::make_unique<CudaConverter>(device_index);
 #else
-  FERRY_EXPECT(kind != FERRY_DEVICE_CUDA, FERRY_ERR_NO_DEVICE, "device_kind is CUDA (device ", device_index,
+  FERRY_EXPECT(kind != DeviceKind::Cuda, Status::NoDevice, "device_kind is CUDA (device ", device_index,
                "): this libferry was built without the CUDA backend");
 #endif
 }
@@ -26,10 +26,10 @@ Converter::~Converter() = default;
 
 void Converter::convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
                         void* output_base, void* stream) {
-  FERRY_EXPECT(first >= 0 && count >= 0 && first <= plan.n && count <= plan.n - first, FERRY_ERR_OUT_OF_RANGE,
+  FERRY_EXPECT(first >= 0 && count >= 0 && first <= plan.n && count <= plan.n - first, Status::OutOfRange,
                "samples [", first, ", ", first, " + ", count, ") are outside the plan's ", plan.n, " samples");
-  FERRY_EXPECT(output_base != nullptr, FERRY_ERR_INVALID_ARGUMENT, "output is NULL");
-  FERRY_EXPECT(source.base != nullptr || source.samples != nullptr, FERRY_ERR_INVALID_ARGUMENT,
+  FERRY_EXPECT(output_base != nullptr, Status::InvalidArgument, "output is NULL");
+  FERRY_EXPECT(source.base != nullptr || source.samples != nullptr, Status::InvalidArgument,
                "source has neither a base pointer nor a samples array");
   if (count == 0) return;
 #if defined(FERRY_HAVE_CUDA)

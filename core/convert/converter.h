@@ -25,7 +25,7 @@ class Converter {
  public:
   // kind: CPU or CUDA; device_index: the CUDA device (ignored on the CPU);
   // cpu_threads: the CPU pool's size, 0 = the machine's hardware threads.
-  Converter(ferry_device_kind kind, int device_index, int cpu_threads);
+  Converter(DeviceKind kind, int device_index, int cpu_threads);
   ~Converter();
   Converter(const Converter&) = delete;
   Converter& operator=(const Converter&) = delete;
@@ -41,7 +41,7 @@ class Converter {
   //    async copy from pinned memory into a converter-owned buffer per stream,
   //    without a device-wide sync and without a cudaMalloc per call.
   // Requires 0 <= first, count >= 0, first + count <= plan.n (else
-  // FERRY_ERR_OUT_OF_RANGE); count 0 does nothing. Thread-safe.
+  // Status::OutOfRange); count 0 does nothing. Thread-safe.
   void convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
                void* output_base, void* stream);
 

@@ -15,10 +15,10 @@ constexpr std::uint64_t max_offset = static_cast<std::uint64_t>(std::numeric_lim
 void resolve_packed_strides(StridedDim* dims, int count, std::int64_t element_size) {
   std::uint64_t running = static_cast<std::uint64_t>(element_size);
   for (int i = 0; i < count; ++i) {
-    FERRY_EXPECT(dims[i].stride >= 0, FERRY_ERR_INVALID_ARGUMENT, dims[i].name, " is ", dims[i].stride,
+    FERRY_EXPECT(dims[i].stride >= 0, Status::InvalidArgument, dims[i].name, " is ", dims[i].stride,
                  ": strides must not be negative");
     if (dims[i].stride == 0) {
-      FERRY_EXPECT(running <= max_offset, FERRY_ERR_OVERFLOW, dims[i].name,
+      FERRY_EXPECT(running <= max_offset, Status::Overflow, dims[i].name,
                    ": the packed stride overflows 63 bits");
       dims[i].stride = static_cast<std::int64_t>(running);
     }
@@ -31,9 +31,9 @@ std::uint64_t checked_layout_extent(const StridedDim* dims, int count, std::int6
   std::array<StridedDim, 8> sorted{};
   int used = 0;
   for (int i = 0; i < count; ++i) {
-    FERRY_EXPECT(dims[i].stride >= 0, FERRY_ERR_INVALID_ARGUMENT, dims[i].name, " is ", dims[i].stride,
+    FERRY_EXPECT(dims[i].stride >= 0, Status::InvalidArgument, dims[i].name, " is ", dims[i].stride,
                  ": strides must not be negative");
-    FERRY_EXPECT(dims[i].stride % element_size == 0, FERRY_ERR_INVALID_ARGUMENT, dims[i].name, " is ",
+    FERRY_EXPECT(dims[i].stride % element_size == 0, Status::InvalidArgument, dims[i].name, " is ",
                  dims[i].stride, ": not a multiple of the element size ", element_size);
     if (dims[i].size > 1) sorted[static_cast<std::size_t>(used++)] = dims[i];
   }
@@ -44,13 +44,13 @@ std::uint64_t checked_layout_extent(const StridedDim* dims, int count, std::int6
   std::uint64_t span = static_cast<std::uint64_t>(element_size);
   for (int i = 0; i < used; ++i) {
     const StridedDim& d = sorted[static_cast<std::size_t>(i)];
-    FERRY_EXPECT(static_cast<std::uint64_t>(d.stride) >= span, FERRY_ERR_INVALID_ARGUMENT, d.name, " is ",
+    FERRY_EXPECT(static_cast<std::uint64_t>(d.stride) >= span, Status::InvalidArgument, d.name, " is ",
                  d.stride, ": elements overlap (the dimensions inside it span ", span, " bytes)");
     span = checked_add(checked_mul(static_cast<std::uint64_t>(d.stride), static_cast<std::uint64_t>(d.size - 1),
                                    d.name),
                        span, d.name);
   }
-  FERRY_EXPECT(span <= max_offset, FERRY_ERR_OVERFLOW, dims[count - 1].name, ": the layout spans ", span,
+  FERRY_EXPECT(span <= max_offset, Status::Overflow, dims[count - 1].name, ": the layout spans ", span,
                " bytes, more than 63 bits");
   return span;
 }

@@ -18,8 +18,8 @@ struct StridedDim {
 void resolve_packed_strides(StridedDim* dims, int count, std::int64_t element_size);
 
 // Checks the resolved layout and returns its extent in bytes (the offset of
-// the last element plus its size). Throws FERRY_ERR_INVALID_ARGUMENT for a
-// negative stride or overlapping elements, FERRY_ERR_OVERFLOW for sizes that
+// the last element plus its size). Throws Status::InvalidArgument for a
+// negative stride or overlapping elements, Status::Overflow for sizes that
 // do not fit 63 bits. element_size: strides must be multiples of it.
 std::uint64_t checked_layout_extent(const StridedDim* dims, int count, std::int64_t element_size);
 

@@ -12,16 +12,16 @@
 
 namespace ferry::cuda {
 
-inline ferry_status status_of(cudaError_t err) noexcept {
+inline Status status_of(cudaError_t err) noexcept {
   switch (err) {
     case cudaErrorMemoryAllocation:
-      return FERRY_ERR_OUT_OF_MEMORY;
+      return Status::OutOfMemory;
     case cudaErrorNoDevice:
     case cudaErrorInsufficientDriver:
     case cudaErrorInvalidDevice:
-      return FERRY_ERR_NO_DEVICE;
+      return Status::NoDevice;
     default:
-      return FERRY_ERR_CUDA;
+      return Status::Cuda;
   }
 }
 

@@ -47,15 +47,15 @@ int cuda_device_count() noexcept {
   return count;
 }
 
-void cuda_device_properties(ferry_device_properties& out, int device) {
+void cuda_device_properties(DeviceProperties& out, int device) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
-    fail(FERRY_ERR_NO_DEVICE, "device is ", device, ": no CUDA device usable: cudaGetDeviceCount failed: ",
+    fail(Status::NoDevice, "device is ", device, ": no CUDA device usable: cudaGetDeviceCount failed: ",
          cudaGetErrorName(err), ": ", cudaGetErrorString(err));
   }
-  FERRY_EXPECT(device >= 0 && device < count, FERRY_ERR_OUT_OF_RANGE, "device is ", device,
+  FERRY_EXPECT(device >= 0 && device < count, Status::OutOfRange, "device is ", device,
                ": expected 0 <= device < ", count, " (the CUDA device count)");
   cudaDeviceProp prop{};
   FERRY_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
@@ -88,17 +88,17 @@ void open_cuda_device(int device) {
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
-    fail(FERRY_ERR_NO_DEVICE, "device_index is ", device,
+    fail(Status::NoDevice, "device_index is ", device,
          ": a CUDA device was asked for but CUDA is unusable: cudaGetDeviceCount failed: ",
          cudaGetErrorName(err), " (", static_cast<int>(err), "): ", cudaGetErrorString(err));
   }
-  FERRY_EXPECT(device >= 0 && device < count, FERRY_ERR_NO_DEVICE, "device_index is ", device,
+  FERRY_EXPECT(device >= 0 && device < count, Status::NoDevice, "device_index is ", device,
                ": this machine has ", count, " CUDA device(s)");
   cuda::DeviceGuard guard(device);
   err = cudaFree(nullptr);  // creates the primary context, or says why not
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
-    fail(FERRY_ERR_NO_DEVICE, "device_index is ", device, ": CUDA device ", device,
+    fail(Status::NoDevice, "device_index is ", device, ": CUDA device ", device,
          " does not work: cudaFree(NULL) failed: ", cudaGetErrorName(err), ": ",
          cudaGetErrorString(err));
   }

@@ -93,7 +93,7 @@ void* DeviceCache::grow(Arena& home, std::size_t bytes, std::size_t rounded, Str
   }
   home.counters.misses.fetch_add(1, std::memory_order_relaxed);
   if (p == nullptr)
-    fail(FERRY_ERR_OUT_OF_MEMORY, "bytes is ", bytes, ": no memory for a block of ", rounded, " bytes (",
+    fail(Status::OutOfMemory, "bytes is ", bytes, ": no memory for a block of ", rounded, " bytes (",
          backend_.device_method(), " failed, also after ferry gave back ", released,
          " cached bytes and retried); ferry holds ", reserved_.load(), " bytes in its device cache, ", in_use_now(),
          " of them in use");
@@ -130,7 +130,7 @@ void DeviceCache::free(void* ptr, StreamHandle stream) {
     arena.counters.in_use.fetch_sub(size, std::memory_order_relaxed);
     found = true;
   }
-  FERRY_EXPECT(found, FERRY_ERR_NOT_FOUND, "ptr is ", ptr,
+  FERRY_EXPECT(found, Status::NotFound, "ptr is ", ptr,
                ": not a block of this context's device allocator (never allocated by it, or freed already)");
   // cached <= reserved: while all that ferry holds fits under the cap, no arena needs reading.
   if (reserved_.load(std::memory_order_relaxed) > options_.max_cached_bytes &&

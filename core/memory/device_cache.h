@@ -7,7 +7,7 @@
 // Size classes, splitting and merging: SizePolicy and BlockArena.
 // When cudaMalloc fails: every cached block is given back (waiting on the
 // events of blocks freed on streams, which is not a device sync) and the
-// allocation is retried once; then FERRY_ERR_OUT_OF_MEMORY with the sizes.
+// allocation is retried once; then Status::OutOfMemory with the sizes.
 // Bounded: free bytes held beyond max_cached_bytes are given back at free.
 //
 // Concurrency: the cache is split into arenas, each with its own lock and
@@ -57,10 +57,10 @@ class DeviceCache {
   DeviceCache& operator=(const DeviceCache&) = delete;
 
   // A block of at least `bytes` (aligned to 512), usable at once on `stream`.
-  // Throws FERRY_ERR_INVALID_ARGUMENT (0), FERRY_ERR_OVERFLOW, FERRY_ERR_OUT_OF_MEMORY.
+  // Throws Status::InvalidArgument (0), Status::Overflow, Status::OutOfMemory.
   void* allocate(std::size_t bytes, StreamHandle stream);
   // Gives a block back in the order of `stream` (see above). A pointer this
-  // cache did not hand out, or freed already: FERRY_ERR_NOT_FOUND, nothing changed.
+  // cache did not hand out, or freed already: Status::NotFound, nothing changed.
   void free(void* ptr, StreamHandle stream);
   // Gives back every wholly free segment whose blocks' work has completed
   // (polled, never waited for). Returns the bytes given back.

@@ -113,10 +113,10 @@ RegisterOutcome HostRegistry::backend_register(const void* ptr, std::size_t byte
 }
 
 void HostRegistry::register_explicit(const void* ptr, std::size_t bytes) {
-  FERRY_EXPECT(ptr != nullptr, FERRY_ERR_INVALID_ARGUMENT, "ptr is NULL");
-  FERRY_EXPECT(bytes > 0, FERRY_ERR_INVALID_ARGUMENT, "bytes is 0: nothing to register");
+  FERRY_EXPECT(ptr != nullptr, Status::InvalidArgument, "ptr is NULL");
+  FERRY_EXPECT(bytes > 0, Status::InvalidArgument, "bytes is 0: nothing to register");
   const auto start = reinterpret_cast<std::uintptr_t>(ptr);
-  FERRY_EXPECT(fits_address_space(start, bytes, page_), FERRY_ERR_OVERFLOW, "bytes is ", bytes, ": ptr (", ptr,
+  FERRY_EXPECT(fits_address_space(start, bytes, page_), Status::Overflow, "bytes is ", bytes, ": ptr (", ptr,
                ") + bytes runs past the end of the address space");
   const std::uintptr_t end = start + bytes;
   const std::uintptr_t lo = start & ~(static_cast<std::uintptr_t>(page_) - 1);
@@ -124,17 +124,17 @@ void HostRegistry::register_explicit(const void* ptr, std::size_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto over = overlapping(lo, hi);
   for (auto it : over)
-    FERRY_EXPECT(!it->second.is_explicit, FERRY_ERR_ALREADY_EXISTS, "ptr is ", ptr, ", bytes is ", bytes,
+    FERRY_EXPECT(!it->second.is_explicit, Status::AlreadyExists, "ptr is ", ptr, ", bytes is ", bytes,
                  ": the range shares memory pages with the registration [", as_ptr(it->second.start), ", +",
                  it->second.end - it->second.start,
                  ") (CUDA registers whole pages); unregister that one first");
   for (auto it : over)
-    FERRY_EXPECT(it->second.pins == 0, FERRY_ERR_BUSY, "ptr is ", ptr, ", bytes is ", bytes,
+    FERRY_EXPECT(it->second.pins == 0, Status::Busy, "ptr is ", ptr, ", bytes is ", bytes,
                  ": the range shares pages with a cached registration that a batch in flight is reading; "
                  "retry after the batch completed");
   for (auto it : over) erase(it);
   const RegisterOutcome outcome = backend_register(ptr, bytes);
-  FERRY_EXPECT(outcome == RegisterOutcome::kRegistered, FERRY_ERR_ALREADY_EXISTS, "ptr is ", ptr, ", bytes is ",
+  FERRY_EXPECT(outcome == RegisterOutcome::kRegistered, Status::AlreadyExists, "ptr is ", ptr, ", bytes is ",
                bytes, ": this memory is already page-locked outside ferry (cudaHostRegister by someone else, or "
                "memory from cudaHostAlloc/ferry_host_alloc, which needs no registration)");
   insert(start, end, true);
@@ -144,9 +144,9 @@ void HostRegistry::unregister(const void* ptr) {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto start = reinterpret_cast<std::uintptr_t>(ptr);
   auto it = start == UINTPTR_MAX ? entries_.end() : containing(start, start + 1);
-  FERRY_EXPECT(it != entries_.end() && it->second.start == start, FERRY_ERR_NOT_FOUND, "ptr is ", ptr,
+  FERRY_EXPECT(it != entries_.end() && it->second.start == start, Status::NotFound, "ptr is ", ptr,
                ": no registration of this context starts there");
-  FERRY_EXPECT(it->second.pins == 0, FERRY_ERR_BUSY, "ptr is ", ptr, ": ", it->second.pins,
+  FERRY_EXPECT(it->second.pins == 0, Status::Busy, "ptr is ", ptr, ": ", it->second.pins,
                " batch copies in flight still read this registration; wait for them first");
   erase(it);
 }
@@ -195,11 +195,11 @@ bool HostRegistry::pin_if_registered(const void* ptr, std::size_t bytes) {
 
 void HostRegistry::unpin(const void* ptr, std::size_t bytes) {
   const auto start = reinterpret_cast<std::uintptr_t>(ptr);
-  FERRY_EXPECT(ptr != nullptr && bytes > 0 && fits_address_space(start, bytes, page_), FERRY_ERR_INVALID_ARGUMENT, "ptr is ",
+  FERRY_EXPECT(ptr != nullptr && bytes > 0 && fits_address_space(start, bytes, page_), Status::InvalidArgument, "ptr is ",
                ptr, ", bytes is ", bytes, ": not a range");
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = containing(start, start + bytes);
-  FERRY_EXPECT(it != entries_.end() && it->second.pins > 0, FERRY_ERR_NOT_FOUND, "ptr is ", ptr, ", bytes is ",
+  FERRY_EXPECT(it != entries_.end() && it->second.pins > 0, Status::NotFound, "ptr is ", ptr, ", bytes is ",
                bytes, ": no pinned registration contains this range (unpinned twice?)");
   --it->second.pins;
 }

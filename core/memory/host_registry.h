@@ -38,14 +38,14 @@ class HostRegistry {
   HostRegistry(const HostRegistry&) = delete;
   HostRegistry& operator=(const HostRegistry&) = delete;
 
-  // ferry_host_register. Throws FERRY_ERR_INVALID_ARGUMENT (NULL, 0 bytes),
-  // FERRY_ERR_OVERFLOW (ptr + bytes wraps), FERRY_ERR_ALREADY_EXISTS (shares a
+  // ferry_host_register. Throws Status::InvalidArgument (NULL, 0 bytes),
+  // Status::Overflow (ptr + bytes wraps), Status::AlreadyExists (shares a
   // page with an explicit registration, or registered outside ferry),
-  // FERRY_ERR_BUSY (shares a page with a cached entry a copy in flight uses).
+  // Status::Busy (shares a page with a cached entry a copy in flight uses).
   // Cached entries that share its pages are dropped first.
   void register_explicit(const void* ptr, std::size_t bytes);
   // ferry_host_unregister: the entry (explicit or cached) starting at ptr.
-  // FERRY_ERR_NOT_FOUND if none, FERRY_ERR_BUSY while a copy uses it.
+  // Status::NotFound if none, Status::Busy while a copy uses it.
   void unregister(const void* ptr);
 
   // For the pipeline: true if [ptr, ptr + bytes) is registered now (found, or
@@ -57,7 +57,7 @@ class HostRegistry {
   bool lookup_or_register(const void* ptr, std::size_t bytes, bool pin = false);
   // Pins the entry containing the range if there is one (no registration).
   bool pin_if_registered(const void* ptr, std::size_t bytes);
-  // Undoes one pin. FERRY_ERR_NOT_FOUND if no pinned entry contains the range.
+  // Undoes one pin. Status::NotFound if no pinned entry contains the range.
   void unpin(const void* ptr, std::size_t bytes);
   // Whether one entry (explicit or cached) contains [ptr, ptr + bytes).
   bool contains(const void* ptr, std::size_t bytes) const;

@@ -81,7 +81,7 @@ void note_allocated(ArenaCounters& mine, const Arenas& arenas, std::atomic<std::
 // its neighbour's (128: adjacent-line prefetch pulls pairs of 64-byte lines).
 constexpr std::size_t kArenaAlign = 128;
 
-// A snapshot of one allocator, as ferry_stats reports it.
+// A snapshot of one allocator, as Stats reports it.
 struct AllocatorStats {
   std::uint64_t in_use_bytes = 0;
   std::uint64_t cached_bytes = 0;  // held from the system but not in use

@@ -12,12 +12,12 @@
 namespace ferry::core {
 namespace {
 
-std::unique_ptr<MemoryBackend> make_backend(ferry_device_kind kind, int device_index) {
-  if (kind == FERRY_DEVICE_CPU) return std::make_unique<HostMemoryBackend>();
+std::unique_ptr<MemoryBackend> make_backend(DeviceKind kind, int device_index) {
+  if (kind == DeviceKind::Cpu) return std::make_unique<HostMemoryBackend>();
 #if FERRY_HAVE_CUDA
   return make_cuda_memory_backend(device_index, pinned_method_from_env());
 #else
-  fail(FERRY_ERR_NO_DEVICE, "device_kind is FERRY_DEVICE_CUDA (device ", device_index,
+  fail(Status::NoDevice, "device_kind is FERRY_DEVICE_CUDA (device ", device_index,
        "): this build of ferry has no CUDA backend");
 #endif
 }
@@ -30,17 +30,17 @@ unsigned arena_count() { return std::clamp(std::thread::hardware_concurrency(), 
 
 }  // namespace
 
-MemorySystem::MemorySystem(ferry_device_kind kind, int device_index, const ferry_context_options& options)
+MemorySystem::MemorySystem(DeviceKind kind, int device_index, const ContextOptions& options)
     : backend_(make_backend(kind, device_index)) {
   build(options);
 }
 
-MemorySystem::MemorySystem(std::unique_ptr<MemoryBackend> backend, const ferry_context_options& options)
+MemorySystem::MemorySystem(std::unique_ptr<MemoryBackend> backend, const ContextOptions& options)
     : backend_(std::move(backend)) {
   build(options);
 }
 
-void MemorySystem::build(const ferry_context_options& options) {
+void MemorySystem::build(const ContextOptions& options) {
   orphans_ = std::make_shared<OrphanSegments>(backend_);
   event_pool_ = std::make_unique<EventPool>(*backend_);
   stream_pool_ = std::make_unique<StreamPool>(*backend_, options.stream_count, options.high_priority_streams != 0);
@@ -70,17 +70,17 @@ MemorySystem::~MemorySystem() {
 }
 
 std::size_t MemorySystem::trim(unsigned kinds) {
-  FERRY_EXPECT(kinds != 0 && (kinds & ~static_cast<unsigned>(FERRY_MEMORY_ALL)) == 0, FERRY_ERR_UNSUPPORTED,
-               "kinds is ", kinds, ": expected a non-empty combination of FERRY_MEMORY_PINNED (1), ",
-               "FERRY_MEMORY_REGISTERED (2) and FERRY_MEMORY_DEVICE (4)");
+  FERRY_EXPECT(kinds != 0 && (kinds & ~static_cast<unsigned>(kMemoryAll)) == 0, Status::Unsupported,
+               "kinds is ", kinds, ": expected a non-empty combination of pinned (1), ",
+               "registered (2) and device (4)");
   std::size_t released = 0;
-  if (kinds & FERRY_MEMORY_PINNED) released += pinned_->trim();
-  if (kinds & FERRY_MEMORY_REGISTERED) released += registry_->trim();
-  if (kinds & FERRY_MEMORY_DEVICE) released += device_->trim();
+  if (kinds & kMemoryPinned) released += pinned_->trim();
+  if (kinds & kMemoryRegistered) released += registry_->trim();
+  if (kinds & kMemoryDevice) released += device_->trim();
   return released;
 }
 
-void MemorySystem::fill_stats(ferry_stats& out) const {
+void MemorySystem::fill_stats(Stats& out) const {
   const AllocatorStats pinned = pinned_->stats();
   out.pinned_in_use_bytes = pinned.in_use_bytes;
   out.pinned_cached_bytes = pinned.cached_bytes;

@@ -23,17 +23,20 @@
 #include "core/memory/pinned_pool.h"
 #include "core/streams/event_pool.h"
 #include "core/streams/stream_pool.h"
-#include "ferry/context.h"
-#include "ferry/memory.h"
+#include "core/context_options.h"
+#include "core/stats.h"
 
 namespace ferry::core {
+
+// The kinds of memory a trim gives back (bits; ferry_memory_kind's values).
+enum MemoryKind : unsigned { kMemoryPinned = 1, kMemoryRegistered = 2, kMemoryDevice = 4, kMemoryAll = 7 };
 
 class MemorySystem {
  public:
   // kind is CPU or CUDA (never AUTO); device_index is the CUDA device.
-  MemorySystem(ferry_device_kind kind, int device_index, const ferry_context_options& options);
+  MemorySystem(DeviceKind kind, int device_index, const ContextOptions& options);
   // With a backend of the caller's (tests: a fake one).
-  MemorySystem(std::unique_ptr<MemoryBackend> backend, const ferry_context_options& options);
+  MemorySystem(std::unique_ptr<MemoryBackend> backend, const ContextOptions& options);
   ~MemorySystem();
   MemorySystem(const MemorySystem&) = delete;
   MemorySystem& operator=(const MemorySystem&) = delete;
@@ -54,15 +57,15 @@ class MemorySystem {
   // Whether [ptr, ptr + bytes) lies in pinned memory ferry_host_alloc handed out.
   bool is_ferry_pinned(const void* ptr, std::size_t bytes) const { return pinned_->contains(ptr, bytes); }
 
-  // ferry_memory_trim: kinds is a non-empty set of ferry_memory_kind bits;
-  // anything else is FERRY_ERR_UNSUPPORTED. Returns the bytes given back.
+  // Trim: kinds is a non-empty set of MemoryKind bits;
+  // anything else is Status::Unsupported. Returns the bytes given back.
   std::size_t trim(unsigned kinds);
-  // Fills the memory fields of ferry_stats (the pipeline's are the caller's).
-  void fill_stats(ferry_stats& out) const;
+  // Fills the memory fields of Stats (the pipeline's are the caller's).
+  void fill_stats(Stats& out) const;
   void reset_counters() noexcept;
 
  private:
-  void build(const ferry_context_options& options);
+  void build(const ContextOptions& options);
 
   std::shared_ptr<MemoryBackend> backend_;  // shared with orphans_, which may outlive the context
   std::shared_ptr<OrphanSegments> orphans_;

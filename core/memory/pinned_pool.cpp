@@ -14,10 +14,10 @@ PinnedPool::PinnedPool(MemoryBackend& backend, EventPool& events, Options option
   if (options_.prealloc_bytes > 0) {
     const auto size = static_cast<std::size_t>(
         checked_align_up(options_.prealloc_bytes, options_.policy.large_quantum, "pinned_prealloc_bytes"));
-    FERRY_EXPECT(size <= options_.cap_bytes, FERRY_ERR_INVALID_ARGUMENT, "pinned_prealloc_bytes is ",
+    FERRY_EXPECT(size <= options_.cap_bytes, Status::InvalidArgument, "pinned_prealloc_bytes is ",
                  options_.prealloc_bytes, ": more than pinned_cache_bytes (", options_.cap_bytes, ")");
     void* p = backend_alloc(size);
-    FERRY_EXPECT(p != nullptr, FERRY_ERR_OUT_OF_MEMORY, "pinned_prealloc_bytes is ", options_.prealloc_bytes,
+    FERRY_EXPECT(p != nullptr, Status::OutOfMemory, "pinned_prealloc_bytes is ", options_.prealloc_bytes,
                  ": no memory for ", size, " pinned bytes (", backend_.pinned_method(), " failed)");
     arenas_[0]->blocks.add_free_segment(reinterpret_cast<std::uintptr_t>(p), size);
     held_.store(size);
@@ -97,7 +97,7 @@ void* PinnedPool::grow(Arena& home, std::size_t rounded, std::size_t bytes) {
   }
   if (p == nullptr) {
     held_.fetch_sub(segment, std::memory_order_relaxed);
-    fail(FERRY_ERR_OUT_OF_MEMORY, "bytes is ", bytes, ": no memory for ", segment, " pinned bytes (",
+    fail(Status::OutOfMemory, "bytes is ", bytes, ": no memory for ", segment, " pinned bytes (",
          backend_.pinned_method(), " failed; ferry holds ", held_.load(), " pinned bytes)");
   }
   try {
@@ -152,7 +152,7 @@ bool PinnedPool::wait_for_one_pending() {
 
 void PinnedPool::fail_at_cap(std::size_t bytes, std::size_t rounded) const {
   const AllocatorStats s = stats();
-  fail(FERRY_ERR_OUT_OF_MEMORY, "bytes is ", bytes, " (a block of ", rounded, "): the pinned pool is at its cap, ",
+  fail(Status::OutOfMemory, "bytes is ", bytes, " (a block of ", rounded, "): the pinned pool is at its cap, ",
        "pinned_cache_bytes = ", options_.cap_bytes, ", with ", s.in_use_bytes, " bytes in use and ", s.cached_bytes,
        " cached in blocks too small or still in flight",
        options_.wait_at_cap ? "; no block is waiting on GPU work, so waiting cannot help"
@@ -161,7 +161,7 @@ void PinnedPool::fail_at_cap(std::size_t bytes, std::size_t rounded) const {
 
 void* PinnedPool::allocate(std::size_t bytes) {
   const std::size_t rounded = options_.policy.round_request(bytes, "bytes");
-  FERRY_EXPECT(rounded <= options_.cap_bytes, FERRY_ERR_OUT_OF_MEMORY, "bytes is ", bytes,
+  FERRY_EXPECT(rounded <= options_.cap_bytes, Status::OutOfMemory, "bytes is ", bytes,
                ": more than the pinned pool's cap, pinned_cache_bytes = ", options_.cap_bytes);
   Arena& home = home_arena();
   auto hit = [&](void* p) {
@@ -206,7 +206,7 @@ void PinnedPool::free(void* ptr) {
   std::unique_lock<std::mutex> lock;
   Arena* arena = nullptr;
   ArenaBlock* b = find_locked(reinterpret_cast<std::uintptr_t>(ptr), lock, arena);
-  FERRY_EXPECT(b != nullptr, FERRY_ERR_NOT_FOUND, "ptr is ", ptr,
+  FERRY_EXPECT(b != nullptr, Status::NotFound, "ptr is ", ptr,
                ": not a block of this context's pinned pool (never allocated by it, or freed already)");
   const std::size_t size = b->size;
   arena->blocks.release(b, kAnyStream, 0);
@@ -225,7 +225,7 @@ void PinnedPool::free_on_event(void* ptr, EventHandle recorded_event) {
   std::unique_lock<std::mutex> lock;
   Arena* arena = nullptr;
   ArenaBlock* b = find_locked(reinterpret_cast<std::uintptr_t>(ptr), lock, arena);
-  FERRY_EXPECT(b != nullptr, FERRY_ERR_NOT_FOUND, "ptr is ", ptr,
+  FERRY_EXPECT(b != nullptr, Status::NotFound, "ptr is ", ptr,
                ": not a block of this context's pinned pool (never allocated by it, or freed already)");
   const std::size_t size = b->size;
   arena->blocks.mark_pending(b);

@@ -9,7 +9,7 @@
 // - Bounded: in-use + cached bytes never exceed cap_bytes. At the cap an
 //   allocation first gives back wholly free segments, then (wait_at_cap) waits
 //   for one in-flight block's event and tries again, else fails with
-//   FERRY_ERR_OUT_OF_MEMORY naming the cap and the sizes.
+//   Status::OutOfMemory naming the cap and the sizes.
 // - Pending blocks count as cached, not in use.
 //
 // Arenas with their own locks and counters, one per live thread (see
@@ -52,7 +52,7 @@ class PinnedPool {
   PinnedPool& operator=(const PinnedPool&) = delete;
 
   // A pinned block of at least `bytes`, aligned to 512. Throws
-  // FERRY_ERR_INVALID_ARGUMENT (0), FERRY_ERR_OVERFLOW, FERRY_ERR_OUT_OF_MEMORY.
+  // Status::InvalidArgument (0), Status::Overflow, Status::OutOfMemory.
   void* allocate(std::size_t bytes);
   // Gives a block back, reusable at once (no GPU work uses it any more).
   void free(void* ptr);

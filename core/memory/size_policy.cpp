@@ -6,10 +6,10 @@
 namespace ferry::core {
 
 std::size_t SizePolicy::round_request(std::size_t bytes, const char* what) const {
-  FERRY_EXPECT(bytes > 0, FERRY_ERR_INVALID_ARGUMENT, what, " is 0: an allocation needs at least one byte");
+  FERRY_EXPECT(bytes > 0, Status::InvalidArgument, what, " is 0: an allocation needs at least one byte");
   const std::uint64_t q = bytes > medium_limit ? large_quantum : quantum;
   const std::uint64_t rounded = checked_align_up(bytes, q, what);
-  FERRY_EXPECT(rounded <= SIZE_MAX, FERRY_ERR_OVERFLOW, what, " is ", bytes, ": rounded up it overflows size_t");
+  FERRY_EXPECT(rounded <= SIZE_MAX, Status::Overflow, what, " is ", bytes, ": rounded up it overflows size_t");
   return static_cast<std::size_t>(rounded);
 }
 

@@ -43,8 +43,8 @@ struct SizePolicy {
     return p;
   }
 
-  // The block size for a request: throws FERRY_ERR_INVALID_ARGUMENT for 0,
-  // FERRY_ERR_OVERFLOW where rounding overflows. `what` names the argument.
+  // The block size for a request: throws Status::InvalidArgument for 0,
+  // Status::Overflow where rounding overflows. `what` names the argument.
   std::size_t round_request(std::size_t bytes, const char* what) const;
   // The size of a new segment for a rounded request.
   std::size_t segment_size(std::size_t rounded) const;

@@ -7,7 +7,7 @@
 // context's pools. They are given back exactly once: at release if the batch
 // has finished, else when it finishes after a release, else when the last
 // reference goes, else when the context is destroyed (detach). A batch whose
-// context is gone answers FERRY_ERR_INVALID_HANDLE.
+// context is gone answers Status::InvalidHandle.
 //
 // Every public method is thread-safe (see core/stage/stager.h for the
 // operations; this file is the data and its lock).
@@ -17,6 +17,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,7 +30,7 @@
 #include "core/stage/chunk_planner.h"
 #include "core/stage/output_block.h"
 #include "core/stage/sample_layout.h"
-#include "ferry/batch.h"
+#include "core/stage/submit_options.h"
 
 namespace ferry::core {
 
@@ -82,15 +83,14 @@ class Batch : public std::enable_shared_from_this<Batch> {
   // The ferry-allocated output, shared with tensor references (under mutex
   // once the batch is running; reset when its resources are given back).
   std::shared_ptr<OutputBlock> output_block;
-  ferry_tensor_info info{};
+  TensorDesc info{};
   std::size_t home_index = 0;
   StreamHandle home_stream = nullptr;       // output allocated and done recorded here
   EventHandle entry_event = nullptr;        // chunk streams wait for it (output allocation, hand-off stream)
   bool has_handoff = false;
   StreamHandle handoff_stream = nullptr;
   int priority = 0;
-  ferry_batch_callback callback = nullptr;
-  void* user_data = nullptr;
+  std::function<void(Status)> on_complete;  // SubmitOptions::on_complete
   std::uint64_t input_bytes = 0;
   bool short_path = false;
   // Its place in flight: given back once, by whoever first sees the batch

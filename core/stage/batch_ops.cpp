@@ -21,7 +21,7 @@ Batch::~Batch() {
 
 StagerUse::StagerUse(const Batch& batch) : link_(batch.link()) {
   std::lock_guard<std::mutex> lock(link_->mutex);
-  FERRY_EXPECT(link_->stager != nullptr && !batch.detached, FERRY_ERR_INVALID_HANDLE,
+  FERRY_EXPECT(link_->stager != nullptr && !batch.detached, Status::InvalidHandle,
                "batch belongs to a context that was destroyed");
   stager_ = link_->stager;
   ++stager_->link_users_;
@@ -40,7 +40,7 @@ void throw_if_failed(const Batch& b) {
 }
 
 void expect_usable(const Batch& b) {
-  FERRY_EXPECT(!b.resources_freed && !b.detached, FERRY_ERR_INVALID_HANDLE,
+  FERRY_EXPECT(!b.resources_freed && !b.detached, Status::InvalidHandle,
                "batch was released or its context was destroyed");
 }
 

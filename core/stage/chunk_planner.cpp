@@ -17,8 +17,8 @@ std::uint64_t choose_chunk_bytes(std::uint64_t submit_option, std::uint64_t cont
 
 std::vector<Chunk> plan_chunks(std::int64_t n, std::uint64_t bytes_per_sample,
                                std::uint64_t chunk_bytes) {
-  FERRY_EXPECT(n > 0, FERRY_ERR_INVALID_ARGUMENT, "n is ", n, ": a batch needs at least one sample");
-  FERRY_EXPECT(bytes_per_sample > 0, FERRY_ERR_INVALID_ARGUMENT,
+  FERRY_EXPECT(n > 0, Status::InvalidArgument, "n is ", n, ": a batch needs at least one sample");
+  FERRY_EXPECT(bytes_per_sample > 0, Status::InvalidArgument,
                "bytes_per_sample is 0: a sample holds at least one byte");
   const auto samples = static_cast<std::uint64_t>(n);
   // The whole batch must be addressable before it is cut.

@@ -45,8 +45,8 @@ std::uint64_t choose_chunk_bytes(std::uint64_t submit_option, std::uint64_t cont
 
 // Cuts [0, n) into balanced chunks of whole samples, each of at most
 // chunk_bytes unless a single sample is larger (then one sample per chunk).
-// Throws FERRY_ERR_INVALID_ARGUMENT for n <= 0 or bytes_per_sample == 0,
-// FERRY_ERR_OVERFLOW where n * bytes_per_sample overflows.
+// Throws Status::InvalidArgument for n <= 0 or bytes_per_sample == 0,
+// Status::Overflow where n * bytes_per_sample overflows.
 std::vector<Chunk> plan_chunks(std::int64_t n, std::uint64_t bytes_per_sample,
                                std::uint64_t chunk_bytes);
 

@@ -7,7 +7,7 @@ namespace ferry::core {
 bool InFlightGate::enter(bool block) {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    FERRY_EXPECT(!closed_, FERRY_ERR_INVALID_HANDLE, "ctx is being destroyed: no new batch is accepted");
+    FERRY_EXPECT(!closed_, Status::InvalidHandle, "ctx is being destroyed: no new batch is accepted");
     if (in_flight_ < max_) break;
     if (!block) return false;
     changed_.wait(lock);

@@ -19,7 +19,7 @@ class InFlightGate {
       : max_(max_in_flight), busy_ns_(busy_ns) {}
 
   // Takes a place. When the gate is full: waits if `block`, else returns
-  // false (FERRY_ERR_BUSY for the caller). Throws FERRY_ERR_INVALID_HANDLE
+  // false (Status::Busy for the caller). Throws Status::InvalidHandle
   // once the gate is closed (the context is being destroyed).
   bool enter(bool block);
   // Gives a place back (the batch completed or failed).

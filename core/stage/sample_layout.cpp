@@ -14,7 +14,7 @@ struct Dims3 {
 
 Dims3 dims_of(const ConvertPlan& p) {
   const Strides4& s = p.source_strides;
-  if (p.source_layout == FERRY_LAYOUT_NHWC) return Dims3{{p.h, p.w, p.c}, {s.h, s.w, s.c}};
+  if (p.source_layout == Layout::NHWC) return Dims3{{p.h, p.w, p.c}, {s.h, s.w, s.c}};
   return Dims3{{p.c, p.h, p.w}, {s.c, s.h, s.w}};
 }
 
@@ -32,7 +32,7 @@ SampleLayout sample_layout_of(const ConvertPlan& plan) {
   out.packed_bytes = static_cast<std::uint64_t>(plan.h * plan.w * plan.c);
   const std::int64_t row = d.size[2];
   const std::int64_t plane = d.size[1] * d.size[2];
-  if (plan.source_layout == FERRY_LAYOUT_NHWC) {
+  if (plan.source_layout == Layout::NHWC) {
     out.packed_strides = Strides4{static_cast<std::int64_t>(out.packed_bytes), 1, plane, plan.c};
   } else {
     out.packed_strides = Strides4{static_cast<std::int64_t>(out.packed_bytes), plane, row, 1};

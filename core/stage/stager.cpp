@@ -26,7 +26,7 @@ int default_staging_threads(int option) {
 std::unique_ptr<CopyEngine> engine_for(Stager::Parts& parts) {
   if (parts.engine) return std::move(parts.engine);
 #if FERRY_HAVE_CUDA
-  if (parts.kind == FERRY_DEVICE_CUDA) return make_cuda_copy_engine(parts.device_index);
+  if (parts.kind == DeviceKind::Cuda) return make_cuda_copy_engine(parts.device_index);
 #endif
   return make_host_copy_engine();
 }
@@ -43,32 +43,6 @@ class GatePlace {
  private:
   InFlightGate* gate_;
 };
-
-void fill_info(Batch& b, ferry_device_kind kind, int device) {
-  const ConvertPlan& p = b.plan;
-  ferry_tensor_info& t = b.info;
-  t = ferry_tensor_info{};
-  t.struct_size = sizeof t;
-  t.data = b.output;
-  t.device_kind = kind;
-  t.device_index = kind == FERRY_DEVICE_CUDA ? device : -1;
-  t.dtype = p.dtype;
-  t.layout = p.out_layout;
-  t.ndim = 4;
-  const std::int64_t c = p.out_channels_total;
-  if (p.out_layout == FERRY_LAYOUT_NCHW) {
-    const std::int64_t shape[4] = {p.n, c, p.out_h, p.out_w};
-    const std::int64_t strides[4] = {p.out_strides.n, p.out_strides.c, p.out_strides.h, p.out_strides.w};
-    std::copy(shape, shape + 4, t.shape);
-    std::copy(strides, strides + 4, t.strides);
-  } else {
-    const std::int64_t shape[4] = {p.n, p.out_h, p.out_w, c};
-    const std::int64_t strides[4] = {p.out_strides.n, p.out_strides.h, p.out_strides.w, p.out_strides.c};
-    std::copy(shape, shape + 4, t.shape);
-    std::copy(strides, strides + 4, t.strides);
-  }
-  t.bytes = p.out_extent;
-}
 
 }  // namespace
 
@@ -140,13 +114,13 @@ Stager::~Stager() {
   }
 }
 
-std::shared_ptr<Batch> Stager::prepare(const void* owner, const ferry_source& source,
-                                       const ferry_transform& transform, const ferry_output* output,
-                                       const ferry_submit_options& options) {
-  checked_enum_field(options.source_policy, {FERRY_SOURCE_AUTO, FERRY_SOURCE_STAGE, FERRY_SOURCE_REGISTER},
+std::shared_ptr<Batch> Stager::prepare(const void* owner, const SourceDesc& source,
+                                       const Transform& transform, const OutputDesc* output,
+                                       const SubmitOptions& options) {
+  checked_enum_field(options.source_policy, {SourcePolicy::Auto, SourcePolicy::Stage, SourcePolicy::Register},
                      "options->source_policy",
                      "FERRY_SOURCE_AUTO (0), FERRY_SOURCE_STAGE (1) or FERRY_SOURCE_REGISTER (2)");
-  FERRY_EXPECT(options.priority >= 0, FERRY_ERR_INVALID_ARGUMENT, "options->priority is ", options.priority,
+  FERRY_EXPECT(options.priority >= 0, Status::InvalidArgument, "options->priority is ", options.priority,
                ": must be 0 (normal) or positive (high)");
   auto batch = std::make_shared<Batch>(link_, owner);
   Batch& b = *batch;
@@ -166,27 +140,26 @@ std::shared_ptr<Batch> Stager::prepare(const void* owner, const ferry_source& so
     b.sample_pointers.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
       b.sample_pointers[i] = static_cast<const std::uint8_t*>(source.samples[i]);
-      FERRY_EXPECT(b.sample_pointers[i] != nullptr, FERRY_ERR_INVALID_ARGUMENT, "source.samples[", i,
+      FERRY_EXPECT(b.sample_pointers[i] != nullptr, Status::InvalidArgument, "source.samples[", i,
                    "] is NULL (source.n is ", b.plan.n, ")");
     }
     b.view.samples = b.sample_pointers.data();
   }
   if (output != nullptr)
-    FERRY_EXPECT(output->data != nullptr, FERRY_ERR_INVALID_ARGUMENT,
+    FERRY_EXPECT(output->data != nullptr, Status::InvalidArgument,
                  "output->data is NULL: pass output = NULL to have ferry allocate the output");
   b.layout = sample_layout_of(b.plan);
   b.input_bytes = checked_mul(static_cast<std::uint64_t>(b.plan.n), b.layout.packed_bytes, "source bytes");
   b.short_path = b.input_bytes <= kShortPathBytes;
   b.priority = options.priority;
-  b.callback = options.callback;
-  b.user_data = options.user_data;
-  b.has_handoff = options.has_handoff_stream != 0 || options.handoff_stream != nullptr;
+  b.on_complete = options.on_complete;
+  b.has_handoff = options.has_handoff;
   b.handoff_stream = options.handoff_stream;
   if (b.has_handoff) b.consumers.push_back(b.handoff_stream);  // it reads the output: the release waits for it
 
   const bool block = parts_.options.submit_nonblocking == 0 && !tl_on_completion_thread;
   if (!gate_.enter(block))
-    fail(FERRY_ERR_BUSY, "ctx has ", gate_.max_in_flight(),
+    fail(Status::Busy, "ctx has ", gate_.max_in_flight(),
          " batches in flight (options->max_batches_in_flight): ",
          tl_on_completion_thread ? "a submit from a completion callback never waits for a place"
                                  : "the context was created with submit_nonblocking");
@@ -200,7 +173,7 @@ std::shared_ptr<Batch> Stager::prepare(const void* owner, const ferry_source& so
     unpin_source(b);
     throw;
   }
-  fill_info(b, parts_.kind, parts_.device_index);
+  b.info = tensor_desc_of(b.plan, b.output, parts_.kind, parts_.kind == DeviceKind::Cuda ? parts_.device_index : -1);
   place.dismiss();
   b.holds_place = true;
   slot.keep = true;
@@ -213,7 +186,7 @@ void Stager::take_unreleased_slot(Batch& b) {
   const auto limit = static_cast<std::uint64_t>(parts_.options.max_unreleased_batches);
   if (unreleased_.fetch_add(1, std::memory_order_relaxed) >= limit) {
     unreleased_.fetch_sub(1, std::memory_order_relaxed);
-    fail(FERRY_ERR_OUT_OF_MEMORY, "ctx holds ", limit,
+    fail(Status::OutOfMemory, "ctx holds ", limit,
          " batches that were submitted and not released (options->max_unreleased_batches): each holds its "
          "output and bookkeeping until ferry_batch_release; release the batches you are done with");
   }
@@ -224,14 +197,14 @@ void Stager::give_unreleased_slot_back(Batch& b) noexcept {
   if (b.holds_unreleased_slot.exchange(false)) unreleased_.fetch_sub(1, std::memory_order_relaxed);
 }
 
-void Stager::classify(Batch& b, ferry_source_policy policy) {
+void Stager::classify(Batch& b, SourcePolicy policy) {
   if (parts_.convert_on_host) {
     b.route = BatchRoute::kConvertOnHost;
     return;
   }
   b.route = BatchRoute::kStaged;
   // Only sources a copy engine can read as rows go directly; the rest is packed on the host.
-  if (policy == FERRY_SOURCE_STAGE || !b.layout.is_rows()) return;
+  if (policy == SourcePolicy::Stage || !b.layout.is_rows()) return;
   std::vector<std::pair<const void*, std::size_t>> ranges;
   const std::size_t extent = static_cast<std::size_t>(b.plan.source_extent);
   if (b.plan.source_has_samples) {
@@ -243,7 +216,7 @@ void Stager::classify(Batch& b, ferry_source_policy policy) {
   for (const auto& [ptr, bytes] : ranges) {
     if (memory_.is_ferry_pinned(ptr, bytes)) continue;
     if (registry.pin_if_registered(ptr, bytes) ||
-        (policy == FERRY_SOURCE_REGISTER && registry.lookup_or_register(ptr, bytes, true))) {
+        (policy == SourcePolicy::Register && registry.lookup_or_register(ptr, bytes, true))) {
       b.pinned_ranges.emplace_back(ptr, bytes);
       continue;
     }
@@ -258,7 +231,7 @@ void Stager::classify(Batch& b, ferry_source_policy policy) {
 
 void Stager::plan_streams(Batch& b, std::uint64_t chunk_option) {
   std::uint64_t chunk_bytes = choose_chunk_bytes(chunk_option, parts_.options.chunk_bytes,
-                                                 b.route == BatchRoute::kDirect, parts_.kind == FERRY_DEVICE_CUDA);
+                                                 b.route == BatchRoute::kDirect, parts_.kind == DeviceKind::Cuda);
   // Staged chunks are double-buffered at least: the ring holds two of them.
   if (b.route == BatchRoute::kStaged) chunk_bytes = std::min(chunk_bytes, ring_->max_bytes() / 2);
   const std::vector<Chunk> chunks = plan_chunks(b.plan.n, b.layout.packed_bytes, chunk_bytes);
@@ -278,7 +251,7 @@ void Stager::plan_streams(Batch& b, std::uint64_t chunk_option) {
   b.home_stream = b.chunks.front().stream;
 }
 
-void Stager::allocate_output(Batch& b, const ferry_output* output) {
+void Stager::allocate_output(Batch& b, const OutputDesc* output) {
   if (output != nullptr) {
     b.output = output->data;
   } else {

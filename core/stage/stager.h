@@ -1,7 +1,7 @@
 // Stager: ferry's staging pipeline for one context (ferry_batch_*).
 //
 //   submit (caller's thread): validate (ConvertPlan), take a place in flight
-//     (block or FERRY_ERR_BUSY), classify the source, cut it into chunks,
+//     (block or Status::Busy), classify the source, cut it into chunks,
 //     allocate the output; then
 //     - a pinned/registered source: queue every chunk's DMA and kernel right
 //       here (no thread hand-off; cudaMemcpyAsync from pinned memory returns
@@ -46,9 +46,9 @@ namespace ferry::core {
 class Stager {
  public:
   struct Parts {
-    ferry_device_kind kind = FERRY_DEVICE_CPU;  // CPU or CUDA
+    DeviceKind kind = DeviceKind::Cpu;  // CPU or CUDA
     int device_index = -1;                      // the CUDA device
-    ferry_context_options options{};
+    ContextOptions options{};
     MemorySystem* memory = nullptr;
     Converter* converter = nullptr;
     PipelineCounters* counters = nullptr;
@@ -67,9 +67,9 @@ class Stager {
   // Validates, takes a place in flight, decides the route, allocates the
   // output. Throws ferry::Error (nothing is left held). `owner` identifies the
   // context for handle invalidation.
-  std::shared_ptr<Batch> prepare(const void* owner, const ferry_source& source,
-                                 const ferry_transform& transform, const ferry_output* output,
-                                 const ferry_submit_options& options);
+  std::shared_ptr<Batch> prepare(const void* owner, const SourceDesc& source,
+                                 const Transform& transform, const OutputDesc* output,
+                                 const SubmitOptions& options);
   // Starts the work (set batch->handle first). Never throws: a failure from
   // here on fails the batch, reported by wait, query and the callback.
   void launch(const std::shared_ptr<Batch>& batch) noexcept;
@@ -78,7 +78,7 @@ class Stager {
   void abandon(const std::shared_ptr<Batch>& batch) noexcept;
 
   // The batch operations of the C API; each throws ferry::Error
-  // (FERRY_ERR_INVALID_HANDLE once the context is gone).
+  // (Status::InvalidHandle once the context is gone).
   void wait(Batch& batch);
   bool query(Batch& batch);  // true: complete; false: in flight; throws the batch's error
   void stream_wait(Batch& batch, StreamHandle stream);
@@ -100,9 +100,9 @@ class Stager {
   int staging_threads() const noexcept { return staging_pool_.size(); }
 
  private:
-  void classify(Batch& batch, ferry_source_policy policy);
+  void classify(Batch& batch, SourcePolicy policy);
   void plan_streams(Batch& batch, std::uint64_t chunk_bytes);
-  void allocate_output(Batch& batch, const ferry_output* output);
+  void allocate_output(Batch& batch, const OutputDesc* output);
   void run(Batch& batch);  // every chunk, then the join; errors fail the batch
   void run_chunk(Batch& batch, ChunkWork& work);
   void gather_chunk(Batch& batch, const Chunk& chunk, std::uint8_t* dst);
@@ -114,7 +114,7 @@ class Stager {
   void unpin_source(Batch& batch) noexcept;
   void give_place_back(Batch& batch) noexcept;
   void count_outcome(Batch& batch, bool failed) noexcept;
-  void take_unreleased_slot(Batch& batch);  // FERRY_ERR_OUT_OF_MEMORY at the bound
+  void take_unreleased_slot(Batch& batch);  // Status::OutOfMemory at the bound
   void give_unreleased_slot_back(Batch& batch) noexcept;
   // wait/query saw the batch complete without error: its place, its count,
   // and its source's registrations (so ferry_host_unregister works as soon as
@@ -150,7 +150,7 @@ class Stager {
 };
 
 // Holds a batch's stager for the length of one API call, so the context's
-// destruction waits for the call; FERRY_ERR_INVALID_HANDLE when it is gone.
+// destruction waits for the call; Status::InvalidHandle when it is gone.
 class StagerUse {
  public:
   explicit StagerUse(const Batch& batch);

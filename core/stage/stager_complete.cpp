@@ -17,7 +17,7 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
   } catch (const Error& e) {
     device_error = e;
   } catch (...) {
-    device_error = Error(FERRY_ERR_INTERNAL, "waiting for the batch's device work failed");
+    device_error = Error(Status::Internal, "waiting for the batch's device work failed");
   }
   bool failed = false;
   {
@@ -42,22 +42,22 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
   unpin_source(b);
   if (b.handle != 0) count_outcome(b, failed);
   give_place_back(b);
-  ferry_status status = FERRY_OK;
+  Status status = Status::Ok;
   bool released = false;
   {
     std::lock_guard<std::mutex> lock(b.mutex);
     b.phase = BatchPhase::kFinished;
     b.gathered = true;
-    status = b.error ? b.error->status() : FERRY_OK;
+    status = b.error ? b.error->status() : Status::Ok;
     released = b.released;
   }
   b.changed.notify_all();
   // Never under a ferry lock: the callback may call ferry (query, submit).
-  if (b.callback != nullptr && b.handle != 0) {
+  if (b.on_complete && b.handle != 0) {
     try {
-      b.callback(reinterpret_cast<ferry_batch_t>(static_cast<std::uintptr_t>(b.handle)), status, b.user_data);
+      b.on_complete(status);
     } catch (...) {
-      // A C callback must not throw; a C++ one that does is not allowed to kill ferry's thread.
+      // A hook must not throw; one that does is not allowed to kill ferry's thread.
     }
   }
   if (released) {
@@ -70,7 +70,7 @@ void Stager::abandon(const std::shared_ptr<Batch>& batch) noexcept {
   give_unreleased_slot_back(*batch);
   {
     std::lock_guard<std::mutex> lock(batch->mutex);
-    batch->fail_locked(Error(FERRY_ERR_OUT_OF_MEMORY, "the batch could not be given a handle"));
+    batch->fail_locked(Error(Status::OutOfMemory, "the batch could not be given a handle"));
     batch->released = true;
     batch->phase = BatchPhase::kEnqueued;
   }

@@ -26,11 +26,11 @@ Error error_of_current_exception() {
   } catch (const Error& e) {
     return e;
   } catch (const std::bad_alloc&) {
-    return Error(FERRY_ERR_OUT_OF_MEMORY, "host memory exhausted (std::bad_alloc) while running the batch");
+    return Error(Status::OutOfMemory, "host memory exhausted (std::bad_alloc) while running the batch");
   } catch (const std::exception& e) {
-    return Error(FERRY_ERR_INTERNAL, e.what());
+    return Error(Status::Internal, e.what());
   } catch (...) {
-    return Error(FERRY_ERR_INTERNAL, "unknown exception while running the batch");
+    return Error(Status::Internal, "unknown exception while running the batch");
   }
 }
 

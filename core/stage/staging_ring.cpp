@@ -73,7 +73,7 @@ StagingRing::Slot* StagingRing::add_slot(std::size_t bytes) {
 }
 
 StagingRing::Slot* StagingRing::acquire(std::size_t bytes) {
-  FERRY_EXPECT(bytes <= max_bytes_, FERRY_ERR_OUT_OF_MEMORY, "a staged chunk of ", bytes,
+  FERRY_EXPECT(bytes <= max_bytes_, Status::OutOfMemory, "a staged chunk of ", bytes,
                " bytes (one sample at least) exceeds options->max_staging_bytes (", max_bytes_,
                "): raise it, or give a pinned or registered source");
   std::unique_lock<std::mutex> lock(mutex_);

@@ -42,7 +42,7 @@ class StagingRing {
   StagingRing(const StagingRing&) = delete;
   StagingRing& operator=(const StagingRing&) = delete;
 
-  // A slot of at least `bytes`. Throws FERRY_ERR_OUT_OF_MEMORY when bytes
+  // A slot of at least `bytes`. Throws Status::OutOfMemory when bytes
   // exceeds max_bytes (the message names options->max_staging_bytes), or what
   // the pinned pool throws.
   Slot* acquire(std::size_t bytes);

@@ -6,7 +6,7 @@ namespace ferry::core {
 
 StreamPool::StreamPool(MemoryBackend& backend, int count, bool high_priority)
     : backend_(backend), high_priority_(high_priority) {
-  FERRY_EXPECT(count >= 1 && count <= 64, FERRY_ERR_INVALID_ARGUMENT, "stream_count is ", count,
+  FERRY_EXPECT(count >= 1 && count <= 64, Status::InvalidArgument, "stream_count is ", count,
                ": expected 1..64");
   streams_.reserve(static_cast<std::size_t>(count));
   try {

@@ -17,6 +17,7 @@
 #if defined(FERRY_HAVE_CUDA)
 #include <cuda_runtime_api.h>
 
+#include "c_api/struct_convert.h"
 #include "core/convert/converter.h"
 
 namespace {
@@ -168,8 +169,10 @@ TEST(ConvertGpu, ChunksOnManyStreamsMatchTheCpu) {
   c->output.data = want.data();
   ASSERT_EQ(ferry_convert(ctx.cpu, &c->source, &c->transform, &c->output, nullptr), FERRY_OK) << ferry_last_error();
 
-  const ferry::core::ConvertPlan plan = ferry::core::make_convert_plan(c->source, c->transform, &c->output);
-  ferry::core::Converter gpu(FERRY_DEVICE_CUDA, 0, 1);
+  const ferry::core::OutputDesc out_desc = ferry::api::to_core(c->output);
+  const ferry::core::ConvertPlan plan =
+      ferry::core::make_convert_plan(ferry::api::to_core(c->source), ferry::api::to_core(c->transform), &out_desc);
+  ferry::core::Converter gpu(ferry::core::DeviceKind::Cuda, 0, 1);
   const std::int64_t packed_sample = w * 4 * h;  // the staged copy drops the row padding
   std::uint8_t *d_in = nullptr, *d_out = nullptr;
   CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&d_in), static_cast<std::size_t>(packed_sample * n)));

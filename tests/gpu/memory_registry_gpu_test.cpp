@@ -7,6 +7,7 @@
 #include <exception>
 #include <string>
 
+#include "c_api/struct_convert.h"
 #include "core/memory/memory_system.h"
 #include "ferry/ferry.h"
 #include "tests/gpu/gpu_test_util.h"
@@ -107,7 +108,7 @@ TEST(MemoryRegistryGpu, CacheRegistersEvictsAndUnregistersOnDestroy) {
   ASSERT_FALSE(is_registered(a.data)) << "left registered by an earlier test";
   ASSERT_FALSE(is_registered(b.data)) << "left registered by an earlier test";
   try {
-    ferry::core::MemorySystem memory(FERRY_DEVICE_CUDA, 0, o);
+    ferry::core::MemorySystem memory(ferry::core::DeviceKind::Cuda, 0, ferry::api::to_core(o));
     auto& r = memory.registry();
     ASSERT_TRUE(r.lookup_or_register(a.data, a.bytes, /*pin=*/true));
     EXPECT_TRUE(is_registered(a.data));

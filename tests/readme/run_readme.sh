@@ -119,7 +119,7 @@ c)
   save "$section" c quickstart.c
   save "$section" cmake CMakeLists.txt
   # The block is a whole program, clean as strict C99.
-  cc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -I"$src/c_api" "$work/quickstart.c"
+  cc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -I"$src/include" "$work/quickstart.c"
   install_prefix
   run_section "$section";;
 python)

@@ -17,12 +17,13 @@
 namespace {
 
 using ferry::core::coeff_period;
+using ferry::core::DType;
 using ferry::core::CpuConvertIsa;
 using ferry::core::CpuKernels;
 
 // The definition: the product and the sum each rounded to float (volatile
 // keeps the compiler from contracting them), then to the dtype, RNE.
-std::vector<std::uint8_t> expected(ferry_dtype dtype, const std::vector<std::uint8_t>& in, const float* alpha,
+std::vector<std::uint8_t> expected(DType dtype, const std::vector<std::uint8_t>& in, const float* alpha,
                                    const float* beta) {
   std::vector<std::uint8_t> out;
   for (std::size_t j = 0; j < in.size(); ++j) {
@@ -30,12 +31,12 @@ std::vector<std::uint8_t> expected(ferry_dtype dtype, const std::vector<std::uin
     const float v = product + beta[j % coeff_period];
     std::uint8_t bytes[4];
     std::size_t n = 0;
-    if (dtype == FERRY_DTYPE_FLOAT32) {
+    if (dtype == DType::Float32) {
       std::memcpy(bytes, &v, 4), n = 4;
-    } else if (dtype == FERRY_DTYPE_UINT8) {
+    } else if (dtype == DType::UInt8) {
       bytes[0] = in[j], n = 1;
     } else {
-      const std::uint16_t h = dtype == FERRY_DTYPE_FLOAT16 ? ferry::core::float_to_half_bits_soft(v)
+      const std::uint16_t h = dtype == DType::Float16 ? ferry::core::float_to_half_bits_soft(v)
                                                            : ferry::core::float_to_bf16_bits_soft(v);
       std::memcpy(bytes, &h, 2), n = 2;
     }
@@ -53,11 +54,11 @@ std::vector<CpuConvertIsa> isas() {
 }  // namespace
 
 TEST(ConvertCpuKernels, BestUsesTheVectorKernelsWhereTheCpuHasThem) {
-  const CpuKernels best = ferry::core::cpu_kernels(FERRY_DTYPE_FLOAT16, CpuConvertIsa::best);
+  const CpuKernels best = ferry::core::cpu_kernels(DType::Float16, CpuConvertIsa::best);
   const char* env = std::getenv("FERRY_CPU_CONVERT_ISA");
   const bool forced_portable = env != nullptr && std::strcmp(env, "portable") == 0;
   EXPECT_EQ(best.vector_isa, ferry::core::cpu_has_vector_kernels() && !forced_portable);
-  EXPECT_FALSE(ferry::core::cpu_kernels(FERRY_DTYPE_FLOAT16, CpuConvertIsa::portable).vector_isa);
+  EXPECT_FALSE(ferry::core::cpu_kernels(DType::Float16, CpuConvertIsa::portable).vector_isa);
 }
 
 TEST(ConvertCpuKernels, RunsMatchTheScalarDefinitionBitForBit) {
@@ -68,7 +69,7 @@ TEST(ConvertCpuKernels, RunsMatchTheScalarDefinitionBitForBit) {
   const float scales[] = {1.0f / 58.0f, 1e-7f, 3e-6f, 250.0f, 300.0f, 1.0f};
   int runs = 0;
   for (CpuConvertIsa isa : isas()) {
-    for (ferry_dtype dtype : {FERRY_DTYPE_FLOAT32, FERRY_DTYPE_FLOAT16, FERRY_DTYPE_BFLOAT16, FERRY_DTYPE_UINT8}) {
+    for (DType dtype : {DType::Float32, DType::Float16, DType::BFloat16, DType::UInt8}) {
       const CpuKernels k = ferry::core::cpu_kernels(dtype, isa);
       for (float scale : scales) {
         float alpha[coeff_period], beta[coeff_period];
@@ -87,7 +88,7 @@ TEST(ConvertCpuKernels, RunsMatchTheScalarDefinitionBitForBit) {
           for (std::size_t b = want.size(); b < got.size(); ++b)
             ASSERT_EQ(got[b], 0xAB) << "wrote past the run: count " << count;
           got.resize(want.size());
-          ASSERT_EQ(got, want) << "isa " << static_cast<int>(isa) << " dtype " << dtype << " scale " << scale
+          ASSERT_EQ(got, want) << "isa " << static_cast<int>(isa) << " dtype " << static_cast<int>(dtype) << " scale " << scale
                                << " count " << count;
           ++runs;
         }
@@ -99,7 +100,7 @@ TEST(ConvertCpuKernels, RunsMatchTheScalarDefinitionBitForBit) {
 
 TEST(ConvertCpuKernels, DeinterleaveSplitsPixelsIntoPlanes) {
   for (CpuConvertIsa isa : isas()) {
-    const CpuKernels k = ferry::core::cpu_kernels(FERRY_DTYPE_FLOAT32, isa);
+    const CpuKernels k = ferry::core::cpu_kernels(DType::Float32, isa);
     for (int channels : {3, 4}) {
       for (int count : {0, 1, 15, 16, 17, 33, 256}) {
         std::vector<std::uint8_t> in(static_cast<std::size_t>(count * channels));

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "c_api/struct_convert.h"
 #include "core/convert/convert_cpu.h"
 #include "core/convert/convert_plan.h"
 #include "ferry/ferry.h"
@@ -47,8 +48,11 @@ std::string check_case(ferry_context_t ctx, ConvertCase& c, double& worst_error,
       return std::string("ferry_convert failed: ") + ferry_last_error();
   } else {
     static ferry::core::ThreadPool pool(3);
-    const ferry::core::ConvertPlan plan = ferry::core::make_convert_plan(c.source, c.transform, &c.output);
-    ferry::core::convert_on_cpu(plan, ferry::core::source_view_of(plan, c.source), 0, plan.n, got.data(), pool, isa);
+    const ferry::core::SourceDesc source = ferry::api::to_core(c.source);
+    const ferry::core::OutputDesc output = ferry::api::to_core(c.output);
+    const ferry::core::ConvertPlan plan =
+        ferry::core::make_convert_plan(source, ferry::api::to_core(c.transform), &output);
+    ferry::core::convert_on_cpu(plan, ferry::core::source_view_of(plan, source), 0, plan.n, got.data(), pool, isa);
   }
   ferry_output o = c.output;
   worst_error = std::max(worst_error, reference_convert(c.source, c.transform, o, want.data()));
@@ -152,8 +156,10 @@ TEST(ConvertCpu, ChunksFromAPackedStagedCopyMatchOneCall) {
   std::vector<std::uint8_t> want(c->output_bytes, 0xCD), got(c->output_bytes, 0xCD);
   c->output.data = want.data();
   ASSERT_EQ(ferry_convert(cpu.ctx, &c->source, &c->transform, &c->output, nullptr), FERRY_OK) << ferry_last_error();
-  const ferry::core::ConvertPlan plan = ferry::core::make_convert_plan(c->source, c->transform, &c->output);
-  ferry::core::Converter converter(FERRY_DEVICE_CPU, -1, 3);
+  const ferry::core::OutputDesc out_desc = ferry::api::to_core(c->output);
+  const ferry::core::ConvertPlan plan = ferry::core::make_convert_plan(
+      ferry::api::to_core(c->source), ferry::api::to_core(c->transform), &out_desc);
+  ferry::core::Converter converter(ferry::core::DeviceKind::Cpu, -1, 3);
   const std::int64_t w = c->source.w, h = c->source.h, row = w * 3, packed = row * h;
   for (std::int64_t first = 0; first < c->source.n; first += 2) {
     const std::int64_t count = std::min<std::int64_t>(2, c->source.n - first);

@@ -7,6 +7,8 @@
 
 #include "core/error.h"
 
+using ferry::Status;
+
 #if defined(FERRY_HAVE_CUDA)
 #include "core/cuda/cuda_check.h"
 
@@ -16,17 +18,17 @@ TEST(CudaCheck, ThrowsWithFileLineCallAndErrorName) {
     FAIL() << "FERRY_CUDA_TRY did not throw";
   } catch (const ferry::Error& e) {
     const std::string what = e.what();
-    EXPECT_EQ(e.status(), FERRY_ERR_CUDA);
+    EXPECT_EQ(e.status(), Status::Cuda);
     EXPECT_NE(what.find("cuda_check_test.cpp:"), std::string::npos) << what;
     EXPECT_NE(what.find("cudaErrorInvalidValue"), std::string::npos) << what;
   }
 }
 
 TEST(CudaCheck, MapsAllocationAndDriverErrorsToTheirStatus) {
-  EXPECT_EQ(ferry::cuda::status_of(cudaErrorMemoryAllocation), FERRY_ERR_OUT_OF_MEMORY);
-  EXPECT_EQ(ferry::cuda::status_of(cudaErrorInsufficientDriver), FERRY_ERR_NO_DEVICE);
-  EXPECT_EQ(ferry::cuda::status_of(cudaErrorNoDevice), FERRY_ERR_NO_DEVICE);
-  EXPECT_EQ(ferry::cuda::status_of(cudaErrorLaunchFailure), FERRY_ERR_CUDA);
+  EXPECT_EQ(ferry::cuda::status_of(cudaErrorMemoryAllocation), Status::OutOfMemory);
+  EXPECT_EQ(ferry::cuda::status_of(cudaErrorInsufficientDriver), Status::NoDevice);
+  EXPECT_EQ(ferry::cuda::status_of(cudaErrorNoDevice), Status::NoDevice);
+  EXPECT_EQ(ferry::cuda::status_of(cudaErrorLaunchFailure), Status::Cuda);
 }
 
 TEST(CudaCheck, SuccessDoesNotThrow) { EXPECT_NO_THROW(FERRY_CUDA_TRY(cudaSuccess)); }
@@ -36,9 +38,9 @@ TEST(CudaCheck, CpuOnlyBuild) { GTEST_SKIP() << "built without the CUDA backend"
 
 TEST(Error, FailBuildsTheMessageFromItsParts) {
   try {
-    ferry::fail(FERRY_ERR_INVALID_ARGUMENT, "n is ", -3, ": expected ", 1.5);
+    ferry::fail(Status::InvalidArgument, "n is ", -3, ": expected ", 1.5);
   } catch (const ferry::Error& e) {
-    EXPECT_EQ(e.status(), FERRY_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(e.status(), Status::InvalidArgument);
     EXPECT_STREQ(e.what(), "n is -3: expected 1.5");
   }
 }

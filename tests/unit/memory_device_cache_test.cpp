@@ -33,10 +33,10 @@ struct DeviceCacheTest : ::testing::Test {
   EventPool events{backend};
 };
 
-ferry_status status_of(const std::function<void()>& f, std::string* message = nullptr) {
+Status status_of(const std::function<void()>& f, std::string* message = nullptr) {
   try {
     f();
-    return FERRY_OK;
+    return Status::Ok;
   } catch (const Error& e) {
     if (message) *message = e.what();
     return e.status();
@@ -107,14 +107,14 @@ TEST_F(DeviceCacheTest, BadFreesChangeNothing) {
   DeviceCache cache = make();
   void* a = cache.allocate(4096, nullptr);
   std::string msg;
-  EXPECT_EQ(status_of([&] { cache.free(reinterpret_cast<char*>(a) + 512, nullptr); }, &msg), FERRY_ERR_NOT_FOUND);
+  EXPECT_EQ(status_of([&] { cache.free(reinterpret_cast<char*>(a) + 512, nullptr); }, &msg), Status::NotFound);
   EXPECT_NE(msg.find("ptr is"), std::string::npos) << msg;
   int local = 0;
-  EXPECT_EQ(status_of([&] { cache.free(&local, nullptr); }), FERRY_ERR_NOT_FOUND);
+  EXPECT_EQ(status_of([&] { cache.free(&local, nullptr); }), Status::NotFound);
   cache.free(a, nullptr);
-  EXPECT_EQ(status_of([&] { cache.free(a, nullptr); }), FERRY_ERR_NOT_FOUND);  // twice
-  EXPECT_EQ(status_of([&] { cache.allocate(0, nullptr); }), FERRY_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(status_of([&] { cache.allocate(SIZE_MAX, nullptr); }), FERRY_ERR_OVERFLOW);
+  EXPECT_EQ(status_of([&] { cache.free(a, nullptr); }), Status::NotFound);  // twice
+  EXPECT_EQ(status_of([&] { cache.allocate(0, nullptr); }), Status::InvalidArgument);
+  EXPECT_EQ(status_of([&] { cache.allocate(SIZE_MAX, nullptr); }), Status::Overflow);
   EXPECT_EQ(cache.stats().in_use_bytes, 0u);
   EXPECT_EQ(cache.check_invariants(), "");
 }
@@ -135,7 +135,7 @@ TEST_F(SmallDeviceTest, OutOfMemoryFreesTheCacheRetriesThenFailsClearly) {
   EXPECT_EQ(backend.synchronizes, 1u);
   EXPECT_EQ(cache.stats().cached_bytes, 0u);
   std::string msg;
-  EXPECT_EQ(status_of([&] { cache.allocate(50 * MiB, stream(0x20)); }, &msg), FERRY_ERR_OUT_OF_MEMORY);
+  EXPECT_EQ(status_of([&] { cache.allocate(50 * MiB, stream(0x20)); }, &msg), Status::OutOfMemory);
   EXPECT_NE(msg.find("bytes is 52428800"), std::string::npos) << msg;
   EXPECT_NE(msg.find("in use"), std::string::npos) << msg;
   // still usable after the failure

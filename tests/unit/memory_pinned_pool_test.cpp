@@ -21,10 +21,10 @@ namespace {
 constexpr std::size_t MiB = std::size_t{1} << 20;
 StreamHandle stream(std::uintptr_t n) { return reinterpret_cast<StreamHandle>(n); }
 
-ferry_status status_of(const std::function<void()>& f, std::string* message = nullptr) {
+Status status_of(const std::function<void()>& f, std::string* message = nullptr) {
   try {
     f();
-    return FERRY_OK;
+    return Status::Ok;
   } catch (const Error& e) {
     if (message) *message = e.what();
     return e.status();
@@ -107,7 +107,7 @@ TEST_F(PinnedPoolTest, AtTheCapWithoutWaitingFailsClearly) {
   void* b = pool.allocate(12 * MiB);
   pool.free_on_stream(a, stream(0x10));
   std::string msg;
-  EXPECT_EQ(status_of([&] { pool.allocate(12 * MiB); }, &msg), FERRY_ERR_OUT_OF_MEMORY);
+  EXPECT_EQ(status_of([&] { pool.allocate(12 * MiB); }, &msg), Status::OutOfMemory);
   EXPECT_NE(msg.find("pinned_cache_bytes"), std::string::npos) << msg;
   EXPECT_NE(msg.find("pinned_wait_at_cap is 0"), std::string::npos) << msg;
   backend.complete_stream(stream(0x10));
@@ -119,9 +119,9 @@ TEST_F(PinnedPoolTest, AtTheCapWithNothingInFlightFailsAtOnce) {
   PinnedPool pool = make(24 * MiB, true);
   void* a = pool.allocate(24 * MiB);
   std::string msg;
-  EXPECT_EQ(status_of([&] { pool.allocate(512); }, &msg), FERRY_ERR_OUT_OF_MEMORY);
+  EXPECT_EQ(status_of([&] { pool.allocate(512); }, &msg), Status::OutOfMemory);
   EXPECT_NE(msg.find("waiting cannot help"), std::string::npos) << msg;
-  EXPECT_EQ(status_of([&] { pool.allocate(25 * MiB); }, &msg), FERRY_ERR_OUT_OF_MEMORY);  // over the cap
+  EXPECT_EQ(status_of([&] { pool.allocate(25 * MiB); }, &msg), Status::OutOfMemory);  // over the cap
   pool.free(a);
 }
 
@@ -146,7 +146,7 @@ TEST_F(PinnedPoolTest, PreallocationServesEverySizeAndTrimGivesItBack) {
   EXPECT_EQ(pool.trim(), 100 * MiB);
   EXPECT_EQ(backend.pinned_used(), 0u);
   std::string msg;
-  EXPECT_EQ(status_of([&] { make(10 * MiB, true, 20 * MiB); }, &msg), FERRY_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(status_of([&] { make(10 * MiB, true, 20 * MiB); }, &msg), Status::InvalidArgument);
   EXPECT_NE(msg.find("pinned_prealloc_bytes"), std::string::npos);
 }
 
@@ -154,13 +154,13 @@ TEST_F(PinnedPoolTest, BadFreesChangeNothing) {
   PinnedPool pool = make();
   void* a = pool.allocate(4096);
   int local = 0;
-  EXPECT_EQ(status_of([&] { pool.free(&local); }), FERRY_ERR_NOT_FOUND);
-  EXPECT_EQ(status_of([&] { pool.free(static_cast<char*>(a) + 512); }), FERRY_ERR_NOT_FOUND);
+  EXPECT_EQ(status_of([&] { pool.free(&local); }), Status::NotFound);
+  EXPECT_EQ(status_of([&] { pool.free(static_cast<char*>(a) + 512); }), Status::NotFound);
   pool.free_on_stream(a, stream(0x10));
-  EXPECT_EQ(status_of([&] { pool.free(a); }), FERRY_ERR_NOT_FOUND);  // twice, while pending
-  EXPECT_EQ(status_of([&] { pool.free_on_stream(a, stream(0x10)); }), FERRY_ERR_NOT_FOUND);
-  EXPECT_EQ(status_of([&] { pool.allocate(0); }), FERRY_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(status_of([&] { pool.allocate(SIZE_MAX); }), FERRY_ERR_OVERFLOW);
+  EXPECT_EQ(status_of([&] { pool.free(a); }), Status::NotFound);  // twice, while pending
+  EXPECT_EQ(status_of([&] { pool.free_on_stream(a, stream(0x10)); }), Status::NotFound);
+  EXPECT_EQ(status_of([&] { pool.allocate(0); }), Status::InvalidArgument);
+  EXPECT_EQ(status_of([&] { pool.allocate(SIZE_MAX); }), Status::Overflow);
   EXPECT_EQ(pool.check_invariants(), "");
   EXPECT_EQ(events.created(), events.idle() + pool.pending_count());  // no event leaked
 }

@@ -20,10 +20,10 @@ constexpr std::size_t kPage = 4096;
 constexpr std::uintptr_t kBase = std::uintptr_t{1} << 40;
 const void* at(std::uintptr_t offset) { return reinterpret_cast<const void*>(kBase + offset); }
 
-ferry_status status_of(const std::function<void()>& f, std::string* message = nullptr) {
+Status status_of(const std::function<void()>& f, std::string* message = nullptr) {
   try {
     f();
-    return FERRY_OK;
+    return Status::Ok;
   } catch (const Error& e) {
     if (message) *message = e.what();
     return e.status();
@@ -73,8 +73,8 @@ TEST_F(RegistryTest, PinnedEntriesAreNeverEvicted) {
   r.unpin(at(0), n);
   EXPECT_TRUE(r.lookup_or_register(at(2 * n), n));   // evicts 0 now
   EXPECT_FALSE(r.contains(at(0), n));
-  EXPECT_EQ(status_of([&] { r.unpin(at(0), n); }), FERRY_ERR_NOT_FOUND);
-  EXPECT_EQ(status_of([&] { r.unregister(at(n)); }), FERRY_ERR_BUSY);
+  EXPECT_EQ(status_of([&] { r.unpin(at(0), n); }), Status::NotFound);
+  EXPECT_EQ(status_of([&] { r.unregister(at(n)); }), Status::Busy);
   EXPECT_EQ(r.trim(), n);  // only the unpinned one
   r.unpin(at(n), n);
   EXPECT_EQ(r.trim(), n);
@@ -108,21 +108,21 @@ TEST_F(RegistryTest, OverlappingCachedEntriesAreReplaced) {
 TEST_F(RegistryTest, ExplicitRegistrationRules) {
   HostRegistry r(backend, 1 << 30, kPage);
   std::string msg;
-  EXPECT_EQ(status_of([&] { r.register_explicit(nullptr, 10); }, &msg), FERRY_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(status_of([&] { r.register_explicit(nullptr, 10); }, &msg), Status::InvalidArgument);
   EXPECT_NE(msg.find("ptr is NULL"), std::string::npos);
-  EXPECT_EQ(status_of([&] { r.register_explicit(at(0), 0); }), FERRY_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(status_of([&] { r.register_explicit(at(0), 0); }), Status::InvalidArgument);
   EXPECT_EQ(status_of([&] { r.register_explicit(reinterpret_cast<const void*>(UINTPTR_MAX - 10), 100); }),
-            FERRY_ERR_OVERFLOW);
+            Status::Overflow);
   EXPECT_TRUE(r.lookup_or_register(at(0), kPage));  // cached: dropped by the explicit one
   r.register_explicit(at(0), 3 * kPage);
   EXPECT_EQ(r.stats().cached_bytes, 0u);
-  EXPECT_EQ(status_of([&] { r.register_explicit(at(2 * kPage), kPage); }, &msg), FERRY_ERR_ALREADY_EXISTS);
+  EXPECT_EQ(status_of([&] { r.register_explicit(at(2 * kPage), kPage); }, &msg), Status::AlreadyExists);
   EXPECT_NE(msg.find("shares memory pages"), std::string::npos) << msg;
-  EXPECT_EQ(status_of([&] { r.register_explicit(at(3 * kPage - 1), 10); }), FERRY_ERR_ALREADY_EXISTS);
+  EXPECT_EQ(status_of([&] { r.register_explicit(at(3 * kPage - 1), 10); }), Status::AlreadyExists);
   r.register_explicit(at(3 * kPage), kPage);  // the next page is fine
-  EXPECT_EQ(status_of([&] { r.unregister(at(100)); }), FERRY_ERR_NOT_FOUND);  // not a start
+  EXPECT_EQ(status_of([&] { r.unregister(at(100)); }), Status::NotFound);  // not a start
   r.unregister(at(0));
-  EXPECT_EQ(status_of([&] { r.unregister(at(0)); }), FERRY_ERR_NOT_FOUND);   // twice
+  EXPECT_EQ(status_of([&] { r.unregister(at(0)); }), Status::NotFound);   // twice
   EXPECT_EQ(r.trim(), 0u);  // explicit ones are not the cache's
   EXPECT_TRUE(r.contains(at(3 * kPage), kPage));
   EXPECT_EQ(r.stats().registered_bytes, kPage);
@@ -132,7 +132,7 @@ TEST_F(RegistryTest, ExplicitRegistrationRules) {
 TEST_F(RegistryTest, ExplicitOverAPinnedCachedEntryIsBusy) {
   HostRegistry r(backend, 1 << 30, kPage);
   EXPECT_TRUE(r.lookup_or_register(at(0), kPage, true));
-  EXPECT_EQ(status_of([&] { r.register_explicit(at(0), kPage); }), FERRY_ERR_BUSY);
+  EXPECT_EQ(status_of([&] { r.register_explicit(at(0), kPage); }), Status::Busy);
   r.unpin(at(0), kPage);
   r.register_explicit(at(0), kPage);
 }

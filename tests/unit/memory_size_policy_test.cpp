@@ -13,10 +13,10 @@ namespace {
 constexpr std::size_t MiB = std::size_t{1} << 20;
 constexpr std::size_t GiB = std::size_t{1} << 30;
 
-ferry_status status_of_round(const SizePolicy& p, std::size_t bytes) {
+Status status_of_round(const SizePolicy& p, std::size_t bytes) {
   try {
     (void)p.round_request(bytes, "bytes");
-    return FERRY_OK;
+    return Status::Ok;
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("bytes"), std::string::npos) << e.what();
     return e.status();
@@ -39,9 +39,9 @@ TEST(MemorySizePolicy, RoundsToSmallQuantumThenLargeQuantum) {
 
 TEST(MemorySizePolicy, RejectsZeroAndOverflow) {
   const SizePolicy p = SizePolicy::device();
-  EXPECT_EQ(status_of_round(p, 0), FERRY_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(status_of_round(p, SIZE_MAX), FERRY_ERR_OVERFLOW);
-  EXPECT_EQ(status_of_round(p, SIZE_MAX - 100), FERRY_ERR_OVERFLOW);
+  EXPECT_EQ(status_of_round(p, 0), Status::InvalidArgument);
+  EXPECT_EQ(status_of_round(p, SIZE_MAX), Status::Overflow);
+  EXPECT_EQ(status_of_round(p, SIZE_MAX - 100), Status::Overflow);
 }
 
 TEST(MemorySizePolicy, SegmentSizes) {

@@ -41,7 +41,7 @@ TEST(MemoryStreamPool, HighPriorityAndBadCounts) {
       StreamPool p(backend, bad, false);
       ADD_FAILURE() << "count " << bad << " accepted";
     } catch (const Error& e) {
-      EXPECT_EQ(e.status(), FERRY_ERR_INVALID_ARGUMENT);
+      EXPECT_EQ(e.status(), Status::InvalidArgument);
       EXPECT_NE(std::string(e.what()).find("stream_count"), std::string::npos);
     }
   }

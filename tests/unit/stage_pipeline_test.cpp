@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "c_api/struct_convert.h"
 #include "core/context_options.h"
 #include "core/convert/converter.h"
 #include "core/memory/host_memory_backend.h"
@@ -53,17 +54,17 @@ class FailingBackend final : public core::MemoryBackend {
 class StagedPipeline : public ::testing::Test {
  protected:
   void build(std::uint64_t max_staging_bytes = 256 << 10, int max_in_flight = 3) {
-    options_ = core::default_context_options();
-    options_.device_kind = FERRY_DEVICE_CPU;
+    options_ = core::ContextOptions{};
+    options_.device_kind = core::DeviceKind::Cpu;
     options_.staging_threads = 3;
     options_.max_staging_bytes = std::max<std::uint64_t>(max_staging_bytes, 1 << 20);
     options_.max_batches_in_flight = max_in_flight;
     auto backend = std::make_unique<FailingBackend>();
     backend_ = backend.get();
     memory_ = std::make_unique<core::MemorySystem>(std::move(backend), options_);
-    converter_ = std::make_unique<core::Converter>(FERRY_DEVICE_CPU, -1, 2);
+    converter_ = std::make_unique<core::Converter>(core::DeviceKind::Cpu, -1, 2);
     core::Stager::Parts parts;
-    parts.kind = FERRY_DEVICE_CPU;
+    parts.kind = core::DeviceKind::Cpu;
     parts.options = options_;
     parts.memory = memory_.get();
     parts.converter = converter_.get();
@@ -80,11 +81,12 @@ class StagedPipeline : public ::testing::Test {
 
   std::shared_ptr<core::Batch> submit(const ferry_source& s, const ferry_transform& t, const ferry_output* o,
                                       ferry_source_policy policy = FERRY_SOURCE_AUTO, std::uint64_t chunk = 0) {
-    ferry_submit_options opts{};
-    opts.struct_size = sizeof opts;
-    opts.source_policy = policy;
+    core::SubmitOptions opts;
+    opts.source_policy = static_cast<core::SourcePolicy>(policy);
     opts.chunk_bytes = chunk;
-    auto batch = stager_->prepare(this, s, t, o, opts);
+    core::OutputDesc out;
+    if (o != nullptr) out = api::to_core(*o);
+    auto batch = stager_->prepare(this, api::to_core(s), api::to_core(t), o != nullptr ? &out : nullptr, opts);
     batch->handle = ++handles_;
     stager_->launch(batch);
     return batch;
@@ -97,7 +99,7 @@ class StagedPipeline : public ::testing::Test {
     EXPECT_EQ(first_difference(static_cast<const std::uint8_t*>(b.info.data), expected.data(), b.info.bytes), -1);
   }
 
-  ferry_context_options options_{};
+  core::ContextOptions options_;
   FailingBackend* backend_ = nullptr;
   std::unique_ptr<core::MemorySystem> memory_;
   std::unique_ptr<core::Converter> converter_;
@@ -236,7 +238,7 @@ TEST_F(StagedPipeline, OutOfMemoryInTheMiddleFailsTheBatchAndTheStagerGoesOn) {
     stager_->wait(*b);
     FAIL() << "the batch should have failed";
   } catch (const Error& e) {
-    EXPECT_EQ(e.status(), FERRY_ERR_OUT_OF_MEMORY) << e.what();
+    EXPECT_EQ(e.status(), Status::OutOfMemory) << e.what();
   }
   EXPECT_THROW(stager_->query(*b), Error);
   stager_->release(*b);
@@ -257,7 +259,7 @@ TEST_F(StagedPipeline, OutOfMemoryForTheOutputFailsTheSubmitAndFreesItsPlace) {
     submit(src->source, tr->t, nullptr);
     FAIL() << "submit should have failed";
   } catch (const Error& e) {
-    EXPECT_EQ(e.status(), FERRY_ERR_OUT_OF_MEMORY) << e.what();
+    EXPECT_EQ(e.status(), Status::OutOfMemory) << e.what();
   }
   backend_->device_allocs_left = 1 << 30;
   auto b = submit(src->source, tr->t, nullptr);  // the only place in flight was given back

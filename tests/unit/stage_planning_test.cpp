@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "c_api/struct_convert.h"
 #include "core/context_options.h"
 #include "core/convert/convert_plan.h"
 #include "core/error.h"
@@ -55,7 +56,7 @@ TEST(StageChunkPlanner, EdgeCases) {
     plan_chunks(INT64_MAX, 1 << 20, 16 << 20);
     FAIL();
   } catch (const ferry::Error& e) {
-    EXPECT_EQ(e.status(), FERRY_ERR_OVERFLOW);
+    EXPECT_EQ(e.status(), Status::Overflow);
   }
 }
 
@@ -69,8 +70,7 @@ TEST(StageChunkPlanner, ChunkSizeChoice) {
 }
 
 ConvertPlan plan_for(const ferry_source& s) {
-  ferry_transform t = default_transform();
-  return make_convert_plan(s, t, nullptr);
+  return make_convert_plan(api::to_core(s), Transform{}, nullptr);
 }
 
 TEST(StageSampleLayout, RowsOfEachSourceShape) {
@@ -91,7 +91,7 @@ TEST(StageSampleLayout, RowsOfEachSourceShape) {
     EXPECT_EQ(is_dense_batch(plan, layout), c.kind == SourceKind::kPacked) << test::name_of(c.kind);
     // Packing each sample gives the packed image of the caller's pixels.
     std::vector<std::uint8_t> packed(layout.packed_bytes);
-    const SourceView view = source_view_of(plan, src->source);
+    const SourceView view = source_view_of(plan, api::to_core(src->source));
     for (std::int64_t i = 0; i < 3; ++i) {
       pack_sample(packed.data(), sample_at(view, i), plan, layout);
       for (std::int64_t y = 0; y < h; ++y)
@@ -105,7 +105,7 @@ TEST(StageSampleLayout, RowsOfEachSourceShape) {
 }
 
 TEST(StageSampleLayout, PlanarSourceWithPitchedPlanes) {
-  ferry_source s = default_source();
+  ferry_source s = api::c_defaults<ferry_source>();
   std::vector<std::uint8_t> bytes(4096);
   s.data = bytes.data(), s.bytes = bytes.size(), s.n = 2, s.h = 4, s.w = 6, s.c = 3;
   s.layout = FERRY_LAYOUT_NCHW;
@@ -148,9 +148,9 @@ TEST(StageInFlightGate, BlocksNonblockingFailsCloseWakes) {
 }
 
 TEST(StageStagingRing, ReusesSlotsAndNeverExceedsItsBound) {
-  ferry_context_options o = default_context_options();
-  o.device_kind = FERRY_DEVICE_CPU;
-  MemorySystem memory(FERRY_DEVICE_CPU, -1, o);
+  ContextOptions o;
+  o.device_kind = DeviceKind::Cpu;
+  MemorySystem memory(DeviceKind::Cpu, -1, o);
   StagingRing ring(memory.pinned_pool(), memory.backend(), memory.event_pool(), 4 << 20);
   std::vector<StagingRing::Slot*> slots;
   for (int i = 0; i < 4; ++i) slots.push_back(ring.acquire(1 << 20));
@@ -174,7 +174,7 @@ TEST(StageStagingRing, ReusesSlotsAndNeverExceedsItsBound) {
     ring.acquire(5 << 20);
     FAIL();
   } catch (const ferry::Error& e) {
-    EXPECT_EQ(e.status(), FERRY_ERR_OUT_OF_MEMORY);
+    EXPECT_EQ(e.status(), Status::OutOfMemory);
     EXPECT_NE(std::string(e.what()).find("max_staging_bytes"), std::string::npos);
   }
 }

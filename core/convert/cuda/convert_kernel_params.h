@@ -17,7 +17,7 @@ struct DeviceSample {
   float alpha[4];
   float beta[4];
   std::int32_t x, y;    // window origin in the source
-  std::int32_t mirror;  // ferry_mirror bits
+  std::int32_t mirror;  // kMirrorX | kMirrorY
   std::int32_t unused;
 };
 
@@ -75,18 +75,18 @@ struct KernelParams {
 // byte and output element, whole units per run, identity channel map for
 // NHWC output. `run_starts` are the source addresses of each sample's first
 // run (NULL: the uniform base + i * src_n form). Fills units and the divisors.
-bool choose_vector(KernelParams& p, ferry_dtype dtype, const std::uintptr_t* run_starts);
+bool choose_vector(KernelParams& p, DType dtype, const std::uintptr_t* run_starts);
 
 // Launches the conversion: the run kernel when `runs` is true, else the
 // generic kernel. max_blocks caps the grid (the device's resident blocks).
 // Throws ferry::Error for a launch failure.
-void launch_convert(const KernelParams& params, ferry_dtype dtype, bool runs, int max_blocks, void* stream);
+void launch_convert(const KernelParams& params, DType dtype, bool runs, int max_blocks, void* stream);
 
 // Resident blocks per SM of the kernel launch_convert would pick.
-int convert_blocks_per_sm(ferry_dtype dtype, bool runs);
+int convert_blocks_per_sm(DType dtype, bool runs);
 
 // The vector kernel: ONE launch, grid-stride over the units. max_blocks caps the grid.
-void launch_convert_vector(const KernelParams& params, ferry_dtype dtype, int max_blocks, void* stream);
-int convert_vector_blocks_per_sm(ferry_dtype dtype, int c, bool out_nhwc);
+void launch_convert_vector(const KernelParams& params, DType dtype, int max_blocks, void* stream);
+int convert_vector_blocks_per_sm(DType dtype, int c, bool out_nhwc);
 
 }  // namespace ferry::core::cuda_convert

@@ -28,27 +28,27 @@ constexpr int kWarps = kThreads / 32;
 constexpr int kTilePx = 512;
 constexpr int kGroups = kTilePx / 4;  // groups of 4 pixels in a tile
 
-template <int D> struct Elem;
-template <> struct Elem<FERRY_DTYPE_UINT8> { static constexpr int size = 1; };
-template <> struct Elem<FERRY_DTYPE_FLOAT32> { static constexpr int size = 4; };
-template <> struct Elem<FERRY_DTYPE_FLOAT16> { static constexpr int size = 2; };
-template <> struct Elem<FERRY_DTYPE_BFLOAT16> { static constexpr int size = 2; };
+template <DType D> struct Elem;
+template <> struct Elem<DType::UInt8> { static constexpr int size = 1; };
+template <> struct Elem<DType::Float32> { static constexpr int size = 4; };
+template <> struct Elem<DType::Float16> { static constexpr int size = 2; };
+template <> struct Elem<DType::BFloat16> { static constexpr int size = 2; };
 
 // The output bits of one source byte.
-template <int D>
+template <DType D>
 __device__ __forceinline__ std::uint32_t convert_value(std::uint32_t x, float a, float b) {
-  if constexpr (D == FERRY_DTYPE_UINT8) {
+  if constexpr (D == DType::UInt8) {
     return x;
   } else {
     const float v = __fadd_rn(__fmul_rn(static_cast<float>(x), a), b);
-    if constexpr (D == FERRY_DTYPE_FLOAT32) return __float_as_uint(v);
-    if constexpr (D == FERRY_DTYPE_FLOAT16) return float_to_half_bits(v);
-    if constexpr (D == FERRY_DTYPE_BFLOAT16) return float_to_bf16_bits(v);
+    if constexpr (D == DType::Float32) return __float_as_uint(v);
+    if constexpr (D == DType::Float16) return float_to_half_bits(v);
+    if constexpr (D == DType::BFloat16) return float_to_bf16_bits(v);
   }
   return 0;
 }
 
-template <int D>
+template <DType D>
 __device__ __forceinline__ void store_one(std::uint8_t* dst, std::uint32_t v) {
   constexpr int E = Elem<D>::size;
   if constexpr (E == 4) *reinterpret_cast<std::uint32_t*>(dst) = v;
@@ -58,7 +58,7 @@ __device__ __forceinline__ void store_one(std::uint8_t* dst, std::uint32_t v) {
 
 // Stores `valid` (1..4) consecutive elements; one vector store when all 4 are
 // there and dst is aligned to 4 elements.
-template <int D>
+template <DType D>
 __device__ __forceinline__ void store_four(std::uint8_t* dst, const std::uint32_t (&v)[4], int valid) {
   constexpr int E = Elem<D>::size;
   if (valid == 4 && (reinterpret_cast<std::uintptr_t>(dst) & (4 * E - 1)) == 0) {
@@ -73,7 +73,7 @@ __device__ __forceinline__ void store_four(std::uint8_t* dst, const std::uint32_
     if (j < valid) store_one<D>(dst + j * E, v[j]);
 }
 
-template <int D>
+template <DType D>
 __global__ void __launch_bounds__(kThreads) convert_runs_kernel(const KernelParams p) {
   constexpr int E = Elem<D>::size;
   __shared__ __align__(16) std::uint8_t s_px[kWarps][kTilePx * 4];
@@ -154,7 +154,7 @@ __global__ void __launch_bounds__(kThreads) convert_runs_kernel(const KernelPara
   }
 }
 
-template <int D>
+template <DType D>
 __global__ void __launch_bounds__(kThreads) convert_generic_kernel(const KernelParams p) {
   const std::int64_t rows = p.count * p.oh;
   for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
@@ -170,12 +170,12 @@ __global__ void __launch_bounds__(kThreads) convert_generic_kernel(const KernelP
       a[k] = ds ? ds->alpha[k] : p.alpha[k];
       b[k] = ds ? ds->beta[k] : p.beta[k];
     }
-    const int sy = y0 + ((mirror & FERRY_MIRROR_Y) ? p.oh - 1 - y : y);
+    const int sy = y0 + ((mirror & kMirrorY) ? p.oh - 1 - y : y);
     const bool row_inside = sy >= 0 && sy < p.h;
     const std::uint8_t* src_row = sample + static_cast<std::int64_t>(sy) * p.src_h;
     std::uint8_t* out_row = p.out + (p.first + i) * p.out_n + static_cast<std::int64_t>(y) * p.out_h;
     for (int x = static_cast<int>(threadIdx.x); x < p.ow; x += blockDim.x) {
-      const int sx = x0 + ((mirror & FERRY_MIRROR_X) ? p.ow - 1 - x : x);
+      const int sx = x0 + ((mirror & kMirrorX) ? p.ow - 1 - x : x);
       const bool inside = row_inside && sx >= 0 && sx < p.w;
       const std::uint8_t* src_px = src_row + static_cast<std::int64_t>(sx) * p.src_w;
       std::uint8_t* out_px = out_row + static_cast<std::int64_t>(x) * p.out_w;
@@ -190,31 +190,31 @@ __global__ void __launch_bounds__(kThreads) convert_generic_kernel(const KernelP
   }
 }
 
-template <int D>
+template <DType D>
 const void* kernel_for(bool runs) {
   return runs ? reinterpret_cast<const void*>(&convert_runs_kernel<D>)
               : reinterpret_cast<const void*>(&convert_generic_kernel<D>);
 }
 
-const void* pick_kernel(ferry_dtype dtype, bool runs) {
+const void* pick_kernel(DType dtype, bool runs) {
   switch (dtype) {
-    case FERRY_DTYPE_UINT8: return kernel_for<FERRY_DTYPE_UINT8>(runs);
-    case FERRY_DTYPE_FLOAT32: return kernel_for<FERRY_DTYPE_FLOAT32>(runs);
-    case FERRY_DTYPE_FLOAT16: return kernel_for<FERRY_DTYPE_FLOAT16>(runs);
-    case FERRY_DTYPE_BFLOAT16: return kernel_for<FERRY_DTYPE_BFLOAT16>(runs);
+    case DType::UInt8: return kernel_for<DType::UInt8>(runs);
+    case DType::Float32: return kernel_for<DType::Float32>(runs);
+    case DType::Float16: return kernel_for<DType::Float16>(runs);
+    case DType::BFloat16: return kernel_for<DType::BFloat16>(runs);
   }
-  fail(FERRY_ERR_INTERNAL, "conversion kernel for dtype ", static_cast<int>(dtype), " does not exist");
+  fail(Status::Internal, "conversion kernel for dtype ", static_cast<int>(dtype), " does not exist");
 }
 
 }  // namespace
 
-int convert_blocks_per_sm(ferry_dtype dtype, bool runs) {
+int convert_blocks_per_sm(DType dtype, bool runs) {
   int blocks = 0;
   FERRY_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, pick_kernel(dtype, runs), kThreads, 0));
   return blocks > 0 ? blocks : 1;
 }
 
-void launch_convert(const KernelParams& params, ferry_dtype dtype, bool runs, int max_blocks, void* stream) {
+void launch_convert(const KernelParams& params, DType dtype, bool runs, int max_blocks, void* stream) {
   const std::int64_t work = runs ? (params.count * params.runs_per_sample * params.tiles_per_run + kWarps - 1) / kWarps
                                  : params.count * params.oh;
   const int blocks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(work, max_blocks)));

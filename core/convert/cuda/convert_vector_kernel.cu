@@ -35,10 +35,10 @@ namespace {
 
 constexpr int kThreads = 256;
 
-template <int D> __host__ __device__ constexpr int elem_size() { return D == FERRY_DTYPE_FLOAT32 ? 4 : 2; }
+template <DType D> __host__ __device__ constexpr int elem_size() { return D == DType::Float32 ? 4 : 2; }
 
 // Input bytes of one unit.
-template <int D, int C, bool NHWC> __host__ __device__ constexpr int unit_in_bytes() {
+template <DType D, int C, bool NHWC> __host__ __device__ constexpr int unit_in_bytes() {
   return NHWC ? 16 / elem_size<D>() : (16 / elem_size<D>()) * C;
 }
 // The widest power of two (<= 16) dividing the unit's input bytes: the load width.
@@ -81,9 +81,9 @@ __device__ __forceinline__ float byte_float2(std::uint32_t lo, std::uint32_t hi,
 
 __device__ __forceinline__ float affine(float x, float a, float b) { return __fadd_rn(__fmul_rn(x, a), b); }
 
-template <int D>
+template <DType D>
 __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
-  if constexpr (D == FERRY_DTYPE_FLOAT16) {
+  if constexpr (D == DType::Float16) {
     const __half2 h = __floats2half2_rn(lo, hi);
     return *reinterpret_cast<const std::uint32_t*>(&h);
   } else {
@@ -93,10 +93,10 @@ __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
 }
 
 // Stores 16 / E values as one 16-byte unit.
-template <int D>
+template <DType D>
 __device__ __forceinline__ void store_unit(std::uint8_t* dst, const float (&v)[16 / elem_size<D>()]) {
   uint4 u;
-  if constexpr (D == FERRY_DTYPE_FLOAT32) {
+  if constexpr (D == DType::Float32) {
     u = make_uint4(__float_as_uint(v[0]), __float_as_uint(v[1]), __float_as_uint(v[2]), __float_as_uint(v[3]));
   } else {
     u = make_uint4(pack2<D>(v[0], v[1]), pack2<D>(v[2], v[3]), pack2<D>(v[4], v[5]), pack2<D>(v[6], v[7]));
@@ -108,7 +108,7 @@ struct Coefficients {
   float a[4], b[4];
 };
 
-template <int D, int C, bool NHWC>
+template <DType D, int C, bool NHWC>
 __global__ void __launch_bounds__(kThreads) convert_vector_kernel(const KernelParams p) {
   constexpr int E = elem_size<D>(), N = 16 / E, IB = unit_in_bytes<D, C, NHWC>();
   const std::uint32_t stride = gridDim.x * kThreads;
@@ -180,39 +180,39 @@ __global__ void __launch_bounds__(kThreads) convert_vector_kernel(const KernelPa
   }
 }
 
-template <int D, int C>
+template <DType D, int C>
 const void* kernel_for_layout(bool nhwc) {
   return nhwc ? reinterpret_cast<const void*>(&convert_vector_kernel<D, C, true>)
               : reinterpret_cast<const void*>(&convert_vector_kernel<D, C, false>);
 }
 
-template <int D>
+template <DType D>
 const void* kernel_for_channels(int c, bool nhwc) {
   switch (c) {
     case 1: return kernel_for_layout<D, 1>(nhwc);
     case 3: return kernel_for_layout<D, 3>(nhwc);
     case 4: return kernel_for_layout<D, 4>(nhwc);
   }
-  fail(FERRY_ERR_INTERNAL, "vector conversion kernel for ", c, " channels does not exist");
+  fail(Status::Internal, "vector conversion kernel for ", c, " channels does not exist");
 }
 
-const void* pick_vector_kernel(ferry_dtype dtype, int c, bool nhwc) {
+const void* pick_vector_kernel(DType dtype, int c, bool nhwc) {
   switch (dtype) {
-    case FERRY_DTYPE_FLOAT32: return kernel_for_channels<FERRY_DTYPE_FLOAT32>(c, nhwc);
-    case FERRY_DTYPE_FLOAT16: return kernel_for_channels<FERRY_DTYPE_FLOAT16>(c, nhwc);
-    case FERRY_DTYPE_BFLOAT16: return kernel_for_channels<FERRY_DTYPE_BFLOAT16>(c, nhwc);
-    case FERRY_DTYPE_UINT8: break;
+    case DType::Float32: return kernel_for_channels<DType::Float32>(c, nhwc);
+    case DType::Float16: return kernel_for_channels<DType::Float16>(c, nhwc);
+    case DType::BFloat16: return kernel_for_channels<DType::BFloat16>(c, nhwc);
+    case DType::UInt8: break;
   }
-  fail(FERRY_ERR_INTERNAL, "vector conversion kernel for dtype ", static_cast<int>(dtype), " does not exist");
+  fail(Status::Internal, "vector conversion kernel for dtype ", static_cast<int>(dtype), " does not exist");
 }
 
 bool aligned(std::uint64_t v, std::uint64_t a) { return v % a == 0; }
 
 }  // namespace
 
-bool choose_vector(KernelParams& p, ferry_dtype dtype, const std::uintptr_t* run_starts) {
-  if (dtype == FERRY_DTYPE_UINT8 || (p.c != 1 && p.c != 3 && p.c != 4)) return false;
-  const std::int64_t E = dtype == FERRY_DTYPE_FLOAT32 ? 4 : 2, N = 16 / E;
+bool choose_vector(KernelParams& p, DType dtype, const std::uintptr_t* run_starts) {
+  if (dtype == DType::UInt8 || (p.c != 1 && p.c != 3 && p.c != 4)) return false;
+  const std::int64_t E = dtype == DType::Float32 ? 4 : 2, N = 16 / E;
   std::int64_t in_bytes = 0, units_per_run = 0;
   if (p.out_nhwc) {
     if (p.oct != p.c || p.oc != p.c) return false;
@@ -252,14 +252,14 @@ bool choose_vector(KernelParams& p, ferry_dtype dtype, const std::uintptr_t* run
   return true;
 }
 
-int convert_vector_blocks_per_sm(ferry_dtype dtype, int c, bool out_nhwc) {
+int convert_vector_blocks_per_sm(DType dtype, int c, bool out_nhwc) {
   int blocks = 0;
   FERRY_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, pick_vector_kernel(dtype, c, out_nhwc),
                                                                kThreads, 0));
   return blocks > 0 ? blocks : 1;
 }
 
-void launch_convert_vector(const KernelParams& params, ferry_dtype dtype, int max_blocks, void* stream) {
+void launch_convert_vector(const KernelParams& params, DType dtype, int max_blocks, void* stream) {
   const std::int64_t work = (std::int64_t{params.units} + kThreads - 1) / kThreads;
   const int blocks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(work, max_blocks)));
   void* args[] = {const_cast<KernelParams*>(&params)};

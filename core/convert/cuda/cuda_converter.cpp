@@ -42,7 +42,7 @@ KernelParams params_of(const ConvertPlan& plan, const SourceView& source, std::i
   p.crop_x = static_cast<std::int32_t>(plan.crop.x), p.crop_y = static_cast<std::int32_t>(plan.crop.y);
   p.mirror = plan.mirror;
   p.pad_bits = plan.pad_bits, p.fill_bits = plan.fill_bits;
-  p.out_nhwc = plan.out_layout == FERRY_LAYOUT_NHWC;
+  p.out_nhwc = plan.out_layout == Layout::NHWC;
   return p;
 }
 
@@ -76,10 +76,10 @@ std::vector<DeviceSample> table_of(const ConvertPlan& plan, const SourceView& so
     const std::int64_t g = first + i;
     DeviceSample& d = table[static_cast<std::size_t>(i)];
     d.src = source.samples ? source.samples[i] : source.base + i * source.strides.n;
-    FERRY_EXPECT(d.src != nullptr, FERRY_ERR_INVALID_ARGUMENT, "source.samples[", i, "] is NULL");
+    FERRY_EXPECT(d.src != nullptr, Status::InvalidArgument, "source.samples[", i, "] is NULL");
     std::memcpy(d.alpha, plan.alpha_of(g), sizeof d.alpha);
     std::memcpy(d.beta, plan.beta_of(g), sizeof d.beta);
-    const ferry_rect w = plan.window_of(g);
+    const Rect w = plan.window_of(g);
     d.x = static_cast<std::int32_t>(w.x);
     d.y = static_cast<std::int32_t>(w.y);
     d.mirror = plan.mirror_of(g);
@@ -102,10 +102,10 @@ CudaConverter::StreamSlot::~StreamSlot() {
 CudaConverter::CudaConverter(int device) : device_(device) {
   cuda::DeviceGuard guard(device_);
   FERRY_CUDA_TRY(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
-  const ferry_dtype dtypes[] = {FERRY_DTYPE_UINT8, FERRY_DTYPE_FLOAT32, FERRY_DTYPE_FLOAT16, FERRY_DTYPE_BFLOAT16};
+  const DType dtypes[] = {DType::UInt8, DType::Float32, DType::Float16, DType::BFloat16};
   for (int runs = 0; runs < 2; ++runs)
-    for (ferry_dtype d : dtypes)
-      max_blocks_[runs][d] = sm_count_ * cuda_convert::convert_blocks_per_sm(d, runs != 0);
+    for (DType d : dtypes)
+      max_blocks_[runs][static_cast<int>(d)] = sm_count_ * cuda_convert::convert_blocks_per_sm(d, runs != 0);
 }
 
 CudaConverter::~CudaConverter() {
@@ -189,7 +189,7 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
     if (vector)
       cuda_convert::launch_convert_vector(p, plan.dtype, max_vector_blocks(plan.dtype, p.c, p.out_nhwc != 0), stream);
     else
-      cuda_convert::launch_convert(p, plan.dtype, runs, max_blocks_[runs ? 1 : 0][plan.dtype], stream);
+      cuda_convert::launch_convert(p, plan.dtype, runs, max_blocks_[runs ? 1 : 0][static_cast<int>(plan.dtype)], stream);
   };
   if (!needs_table) {
     launch();  // everything rides in the kernel parameters: no copy, no event
@@ -203,8 +203,8 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
   slot->used = true;
 }
 
-int CudaConverter::max_vector_blocks(ferry_dtype dtype, int c, bool out_nhwc) {
-  int& cached = max_vector_blocks_[dtype][c][out_nhwc ? 1 : 0];
+int CudaConverter::max_vector_blocks(DType dtype, int c, bool out_nhwc) {
+  int& cached = max_vector_blocks_[static_cast<int>(dtype)][c][out_nhwc ? 1 : 0];
   int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
   if (value == 0) {
     value = sm_count_ * cuda_convert::convert_vector_blocks_per_sm(dtype, c, out_nhwc);

@@ -69,7 +69,7 @@ class CudaConverter {
   int device_ = 0;
   int sm_count_ = 1;
   // The vector kernel's grid cap, filled on first use (racing writers store the same value).
-  int max_vector_blocks(ferry_dtype dtype, int c, bool out_nhwc);
+  int max_vector_blocks(DType dtype, int c, bool out_nhwc);
 
   int max_blocks_[2][5] = {};  // [runs][dtype]
   int max_vector_blocks_[5][5][2] = {};  // [dtype][c][out_nhwc]

@@ -176,7 +176,7 @@ PinnedMethod pinned_method_from_env() {
   const char* value = std::getenv("FERRY_PINNED_METHOD");
   if (value == nullptr || *value == '\0' || std::strcmp(value, "register") == 0) return PinnedMethod::kRegister;
   if (std::strcmp(value, "alloc") == 0) return PinnedMethod::kHostAlloc;
-  fail(FERRY_ERR_INVALID_ARGUMENT, "environment variable FERRY_PINNED_METHOD is \"", value,
+  fail(Status::InvalidArgument, "environment variable FERRY_PINNED_METHOD is \"", value,
        "\": expected \"alloc\" (cudaHostAlloc) or \"register\" (malloc + cudaHostRegister)");
 }
 

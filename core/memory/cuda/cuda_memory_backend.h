@@ -23,7 +23,7 @@ namespace ferry::core {
 enum class PinnedMethod { kHostAlloc, kRegister };
 
 // FERRY_PINNED_METHOD: unset, "" or "register" -> kRegister, "alloc" -> kHostAlloc;
-// anything else throws FERRY_ERR_INVALID_ARGUMENT naming the variable and value.
+// anything else throws Status::InvalidArgument naming the variable and value.
 PinnedMethod pinned_method_from_env();
 
 // A backend for CUDA device `device` (already checked to exist by the context).

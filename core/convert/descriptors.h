@@ -1,0 +1,83 @@
+// The descriptions of one conversion as core takes them: the uint8 source,
+// the transform, the output, and the tensor a conversion produces. Plain
+// values with their defaults; the C ABI's structs are read into these once,
+// in c_api/. Enum fields hold whatever int a caller gave until the plan
+// validates them (each enum's underlying type is fixed, so that is defined).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/device_kind.h"
+
+namespace ferry::core {
+
+enum class DType : int { UInt8 = 1, Float32 = 2, Float16 = 3, BFloat16 = 4 };
+enum class Layout : int { NHWC = 1, NCHW = 2 };
+
+// Mirror bits, for the batch or per sample.
+constexpr int kMirrorX = 1;  // horizontal flip
+constexpr int kMirrorY = 2;  // vertical flip
+
+struct Rect {
+  std::int64_t x = 0, y = 0, w = 0, h = 0;
+};
+
+// n uint8 images of h x w x c: one buffer (`data`, sample i at data + i *
+// stride_n) or n sample pointers (`samples`). Byte strides; 0 means packed.
+struct SourceDesc {
+  const void* data = nullptr;
+  std::size_t bytes = 0;
+  const void* const* samples = nullptr;
+  std::size_t sample_bytes = 0;
+  std::int64_t n = 0, h = 0, w = 0, c = 0;
+  Layout layout = Layout::NHWC;
+  std::int64_t stride_n = 0, stride_c = 0, stride_h = 0, stride_w = 0;
+};
+
+// One fused pass: window, mirror, channel map, out = (in * scale - mean) / std,
+// dtype and layout change. The defaults are the C ABI's documented ones.
+struct Transform {
+  DType out_dtype = DType::Float32;
+  Layout out_layout = Layout::NCHW;
+  int out_channels = 0;  // 0: the source's c, identity map
+  int channel_map[4] = {0, 1, 2, 3};
+  int pad_channels_to_4 = 0;
+  float pad_value = 0.0f;
+  float scale = 1.0f / 255.0f;
+  float mean[4] = {0, 0, 0, 0};
+  float std[4] = {1, 1, 1, 1};
+  const float* per_sample_mean = nullptr;
+  const float* per_sample_std = nullptr;
+  Rect crop;
+  const Rect* per_sample_crop = nullptr;
+  int mirror = 0;  // kMirrorX | kMirrorY
+  const std::uint8_t* per_sample_mirror = nullptr;
+  std::int64_t per_sample_count = 0;
+  int pad_outside = 0;
+  float fill_value = 0.0f;
+};
+
+// A caller's destination: `bytes` bytes at `data`, byte strides n, c, h, w
+// (0: packed for the transform's layout and dtype).
+struct OutputDesc {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  std::int64_t stride_n = 0, stride_c = 0, stride_h = 0, stride_w = 0;
+};
+
+// A converted tensor: dimensions and byte strides in memory-layout order
+// (N,C,H,W for NCHW; N,H,W,C for NHWC); `bytes` its extent.
+struct TensorDesc {
+  void* data = nullptr;
+  DeviceKind device_kind = DeviceKind::Cpu;
+  int device_index = -1;
+  DType dtype = DType::Float32;
+  Layout layout = Layout::NCHW;
+  int ndim = 4;
+  std::int64_t shape[4] = {0, 0, 0, 0};
+  std::int64_t strides[4] = {0, 0, 0, 0};
+  std::size_t bytes = 0;
+};
+
+}  // namespace ferry::core

@@ -1,0 +1,29 @@
+// How one batch is submitted: hand-off, priority, how its source is moved, and
+// what runs when it completes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "core/memory/memory_backend.h"
+#include "core/status.h"
+
+namespace ferry::core {
+
+// Auto: pinned or registered memory is copied directly, pageable memory is
+// staged. Stage: always through the pinned staging ring. Register: pageable
+// buffers go through the registration cache (staged where it declines).
+enum class SourcePolicy : int { Auto = 0, Stage = 1, Register = 2 };
+
+struct SubmitOptions {
+  bool has_handoff = false;
+  StreamHandle handoff_stream = nullptr;  // with has_handoff: nullptr is the legacy stream
+  int priority = 0;
+  SourcePolicy source_policy = SourcePolicy::Auto;
+  std::uint64_t chunk_bytes = 0;  // 0: the context's
+  // Runs once on the completion thread with the batch's outcome, after the
+  // output is ready (not for a batch that never started). Must not block on ferry.
+  std::function<void(Status)> on_complete;
+};
+
+}  // namespace ferry::core
