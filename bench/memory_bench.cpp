@@ -38,7 +38,7 @@
 #include <chrono>
 #include <memory>
 
-#include "core/memory/cuda/cuda_memory_backend.h"
+#include "core/device/cuda/cuda_runtime.h"
 #endif
 
 namespace {
@@ -185,7 +185,7 @@ void cuda_host_register(benchmark::State& state) {
 // The pinned pool's miss path: one new segment from the backend and its release.
 void pinned_segment_miss(benchmark::State& state, ferry::core::PinnedMethod method) {
   const auto bytes = static_cast<size_t>(state.range(0));
-  auto backend = ferry::core::make_cuda_memory_backend(0, method);
+  auto backend = ferry::core::make_cuda_runtime(0, method);
   double alloc_ns = 0, free_ns = 0;
   using clock = std::chrono::steady_clock;
   for (auto _ : state) {

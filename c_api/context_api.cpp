@@ -6,7 +6,7 @@
 #include "c_api/struct_convert.h"
 #include "c_api/struct_io.h"
 #include "core/context_options.h"
-#include "core/device_query.h"
+#include "core/device/device_query.h"
 #include "core/stage/stager.h"
 #include "ferry/context.h"
 

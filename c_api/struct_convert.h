@@ -10,7 +10,7 @@
 
 #include "core/context_options.h"
 #include "core/convert/descriptors.h"
-#include "core/device_query.h"
+#include "core/device/device_query.h"
 #include "core/stage/submit_options.h"
 #include "core/stats.h"
 #include "ferry/batch.h"

@@ -1,7 +1,8 @@
 #include "core/context.h"
 
 #include "core/context_options.h"
-#include "core/device_query.h"
+#include "core/device/make_runtime.h"
+#include "core/device/device_query.h"
 #include "core/error.h"
 
 namespace ferry::core {
@@ -39,9 +40,9 @@ DeviceKind resolve_device(const ContextOptions& options, int& index) {
 Context::Context(const ContextOptions& options) : options_(options) {
   validate_context_options(options_);
   kind_ = resolve_device(options_, device_index_);
-  // --- subsystems: each issue constructs its member here, in dependency order ---
-  memory_ = std::make_unique<MemorySystem>(kind_, device_index_, options_);
-  converter_ = std::make_unique<Converter>(kind_, device_index_, options_.cpu_threads);
+  runtime_ = make_runtime(kind_, device_index_);
+  memory_ = std::make_unique<MemorySystem>(runtime_, options_);
+  converter_ = std::make_unique<Converter>(*runtime_, options_.cpu_threads);
   Stager::Parts stage;
   stage.kind = kind_;
   stage.device_index = device_index_;

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "core/convert/converter.h"
+#include "core/device/device_runtime.h"
 #include "core/memory/memory_system.h"
 #include "core/pipeline_counters.h"
 #include "core/stage/stager.h"
@@ -32,7 +33,7 @@ class Context {
 
   PipelineCounters& pipeline_counters() noexcept { return pipeline_counters_; }
 
-  // --- subsystems: each issue adds its accessor here ---
+  DeviceRuntime& runtime() noexcept { return *runtime_; }  // the device seam, shared by every subsystem
   MemorySystem& memory() noexcept { return *memory_; }  // streams, events, pinned, registry, device cache
   Converter& converter() noexcept { return *converter_; }  // conversion kernels + CPU thread pool
   Stager& stager() noexcept { return *stager_; }  // the staging pipeline (ferry_batch_*)
@@ -42,7 +43,8 @@ class Context {
   DeviceKind kind_ = DeviceKind::Cpu;
   int device_index_ = -1;
   PipelineCounters pipeline_counters_;
-  // --- subsystems: each issue adds its member here (declaration order = construction order) ---
+  // Subsystems, in construction order.
+  std::shared_ptr<DeviceRuntime> runtime_;
   std::unique_ptr<MemorySystem> memory_;
   std::unique_ptr<Converter> converter_;
   // Last, so it is destroyed first: it waits for the batches in flight while

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "core/device_kind.h"
+#include "core/device/device_kind.h"
 
 namespace ferry::core {
 

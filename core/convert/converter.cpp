@@ -3,7 +3,7 @@
 #include "core/convert/convert_cpu.h"
 #include "core/error.h"
 
-#if defined(FERRY_HAVE_CUDA)
+#if FERRY_HAVE_CUDA
 #include "core/convert/cuda/cuda_converter.h"
 #else
 namespace ferry::core {
@@ -13,12 +13,12 @@ class CudaConverter {};  // a CPU-only build never creates one
 
 namespace ferry::core {
 
-Converter::Converter(DeviceKind kind, int device_index, int cpu_threads) : pool_(cpu_threads) {
-#if defined(FERRY_HAVE_CUDA)
-  if (kind == DeviceKind::Cuda) cuda_ = std::make_unique<CudaConverter>(device_index);
+Converter::Converter(DeviceRuntime& runtime, int cpu_threads) : pool_(cpu_threads) {
+  if (runtime.device() < 0) return;  // the host runtime: the CPU converts
+#if FERRY_HAVE_CUDA
+  cuda_ = std::make_unique<CudaConverter>(runtime);
 #else
-  FERRY_EXPECT(kind != DeviceKind::Cuda, Status::NoDevice, "device_kind is CUDA (device ", device_index,
-               "): this libferry was built without the CUDA backend");
+  fail(Status::NoDevice, "device ", runtime.device(), ": this libferry was built without the CUDA backend");
 #endif
 }
 
@@ -32,7 +32,7 @@ void Converter::convert(const ConvertPlan& plan, const SourceView& source, std::
   FERRY_EXPECT(source.base != nullptr || source.samples != nullptr, Status::InvalidArgument,
                "source has neither a base pointer nor a samples array");
   if (count == 0) return;
-#if defined(FERRY_HAVE_CUDA)
+#if FERRY_HAVE_CUDA
   if (cuda_) {
     cuda_->convert(plan, source, first, count, output_base, stream);
     return;

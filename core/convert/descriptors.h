@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/device_kind.h"
+#include "core/device/device_kind.h"
 
 namespace ferry::core {
 

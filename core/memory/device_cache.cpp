@@ -6,7 +6,7 @@
 
 namespace ferry::core {
 
-DeviceCache::DeviceCache(MemoryBackend& backend, EventPool& events, Options options)
+DeviceCache::DeviceCache(DeviceRuntime& backend, EventPool& events, Options options)
     : backend_(backend), events_(events), options_(std::move(options)), streams_(backend.has_streams()) {
   const unsigned n = std::max(1u, options_.arenas);
   arenas_.reserve(n);

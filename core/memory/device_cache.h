@@ -26,11 +26,11 @@
 #include <vector>
 
 #include "core/memory/block_arena.h"
-#include "core/memory/memory_backend.h"
+#include "core/device/device_runtime.h"
 #include "core/memory/memory_counters.h"
 #include "core/memory/orphan_segments.h"
 #include "core/memory/stream_epochs.h"
-#include "core/streams/event_pool.h"
+#include "core/device/event_pool.h"
 
 namespace ferry::core {
 
@@ -49,7 +49,7 @@ class DeviceCache {
     std::shared_ptr<OrphanSegments> orphans;
   };
 
-  DeviceCache(MemoryBackend& backend, EventPool& events, Options options);
+  DeviceCache(DeviceRuntime& backend, EventPool& events, Options options);
   // Gives every segment back, blocks still handed out included, except the
   // segments Options::orphans adopts.
   ~DeviceCache();
@@ -94,7 +94,7 @@ class DeviceCache {
   std::uint64_t cached_now() const noexcept;
   void* backend_malloc(std::size_t bytes);
 
-  MemoryBackend& backend_;
+  DeviceRuntime& backend_;
   EventPool& events_;
   Options options_;
   bool streams_;  // false on the CPU backend: every stream is the same

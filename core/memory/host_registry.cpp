@@ -23,7 +23,7 @@ bool fits_address_space(std::uintptr_t start, std::size_t bytes, std::size_t pag
 
 }  // namespace
 
-HostRegistry::HostRegistry(MemoryBackend& backend, std::size_t cache_cap_bytes, std::size_t page_size)
+HostRegistry::HostRegistry(DeviceRuntime& backend, std::size_t cache_cap_bytes, std::size_t page_size)
     : backend_(backend), cap_(cache_cap_bytes), page_(page_size != 0 ? page_size : system_page_size()) {}
 
 HostRegistry::~HostRegistry() {

@@ -25,7 +25,7 @@
 #include <mutex>
 #include <vector>
 
-#include "core/memory/memory_backend.h"
+#include "core/device/device_runtime.h"
 #include "core/memory/memory_counters.h"
 
 namespace ferry::core {
@@ -33,7 +33,7 @@ namespace ferry::core {
 class HostRegistry {
  public:
   // page_size: the system's (sysconf) when 0.
-  HostRegistry(MemoryBackend& backend, std::size_t cache_cap_bytes, std::size_t page_size = 0);
+  HostRegistry(DeviceRuntime& backend, std::size_t cache_cap_bytes, std::size_t page_size = 0);
   ~HostRegistry();  // unregisters every entry
   HostRegistry(const HostRegistry&) = delete;
   HostRegistry& operator=(const HostRegistry&) = delete;
@@ -91,7 +91,7 @@ class HostRegistry {
   Map::iterator insert(std::uintptr_t start, std::uintptr_t end, bool is_explicit);
   RegisterOutcome backend_register(const void* ptr, std::size_t bytes);
 
-  MemoryBackend& backend_;
+  DeviceRuntime& backend_;
   const std::size_t cap_;
   const std::size_t page_;
   mutable std::mutex mutex_;

@@ -4,23 +4,9 @@
 #include <thread>
 
 #include "core/error.h"
-#include "core/memory/host_memory_backend.h"
-#if FERRY_HAVE_CUDA
-#include "core/memory/cuda/cuda_memory_backend.h"
-#endif
 
 namespace ferry::core {
 namespace {
-
-std::unique_ptr<MemoryBackend> make_backend(DeviceKind kind, int device_index) {
-  if (kind == DeviceKind::Cpu) return std::make_unique<HostMemoryBackend>();
-#if FERRY_HAVE_CUDA
-  return make_cuda_memory_backend(device_index, pinned_method_from_env());
-#else
-  fail(Status::NoDevice, "device_kind is FERRY_DEVICE_CUDA (device ", device_index,
-       "): this build of ferry has no CUDA backend");
-#endif
-}
 
 std::size_t to_size(std::uint64_t v) { return v > SIZE_MAX ? SIZE_MAX : static_cast<std::size_t>(v); }
 
@@ -30,20 +16,14 @@ unsigned arena_count() { return std::clamp(std::thread::hardware_concurrency(), 
 
 }  // namespace
 
-MemorySystem::MemorySystem(DeviceKind kind, int device_index, const ContextOptions& options)
-    : backend_(make_backend(kind, device_index)) {
-  build(options);
-}
-
-MemorySystem::MemorySystem(std::unique_ptr<MemoryBackend> backend, const ContextOptions& options)
-    : backend_(std::move(backend)) {
-  build(options);
-}
-
-void MemorySystem::build(const ContextOptions& options) {
+MemorySystem::MemorySystem(std::shared_ptr<DeviceRuntime> runtime, const ContextOptions& options)
+    : backend_(std::move(runtime)) {
   orphans_ = std::make_shared<OrphanSegments>(backend_);
   event_pool_ = std::make_unique<EventPool>(*backend_);
-  stream_pool_ = std::make_unique<StreamPool>(*backend_, options.stream_count, options.high_priority_streams != 0);
+  timing_event_pool_ = std::make_unique<EventPool>(*backend_, /*timing=*/true);
+  // Work of priority > 0 gets two streams of the greatest priority when the pool's are not.
+  stream_pool_ = std::make_unique<StreamPool>(*backend_, options.stream_count, options.high_priority_streams != 0,
+                                              /*high_priority_extra=*/2);
   PinnedPool::Options pinned;
   pinned.cap_bytes = to_size(options.pinned_cache_bytes);
   pinned.prealloc_bytes = to_size(options.pinned_prealloc_bytes);
@@ -66,6 +46,7 @@ MemorySystem::~MemorySystem() {
   registry_.reset();
   pinned_.reset();
   stream_pool_.reset();
+  timing_event_pool_.reset();
   event_pool_.reset();
 }
 

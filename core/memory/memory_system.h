@@ -1,6 +1,6 @@
 // MemorySystem: the memory and stream subsystems of one context, built from
 // the context options, in dependency order:
-//   backend -> event pool -> stream pool -> pinned pool -> registry -> device cache
+//   (the context's runtime) -> event pools -> stream pool -> pinned pool -> registry -> device cache
 // and destroyed in reverse. The staging pipeline and the C API use these
 // accessors; every object they return is thread-safe and lives as long as
 // the context.
@@ -18,11 +18,11 @@
 
 #include "core/memory/device_cache.h"
 #include "core/memory/host_registry.h"
-#include "core/memory/memory_backend.h"
+#include "core/device/device_runtime.h"
 #include "core/memory/orphan_segments.h"
 #include "core/memory/pinned_pool.h"
-#include "core/streams/event_pool.h"
-#include "core/streams/stream_pool.h"
+#include "core/device/event_pool.h"
+#include "core/device/stream_pool.h"
 #include "core/context_options.h"
 #include "core/stats.h"
 
@@ -33,16 +33,16 @@ enum MemoryKind : unsigned { kMemoryPinned = 1, kMemoryRegistered = 2, kMemoryDe
 
 class MemorySystem {
  public:
-  // kind is CPU or CUDA (never AUTO); device_index is the CUDA device.
-  MemorySystem(DeviceKind kind, int device_index, const ContextOptions& options);
-  // With a backend of the caller's (tests: a fake one).
-  MemorySystem(std::unique_ptr<MemoryBackend> backend, const ContextOptions& options);
+  // On the context's runtime (tests: a fake one); shared, because memory a
+  // caller still holds after the context is destroyed is freed through it.
+  MemorySystem(std::shared_ptr<DeviceRuntime> runtime, const ContextOptions& options);
   ~MemorySystem();
   MemorySystem(const MemorySystem&) = delete;
   MemorySystem& operator=(const MemorySystem&) = delete;
 
-  MemoryBackend& backend() noexcept { return *backend_; }
+  DeviceRuntime& runtime() noexcept { return *backend_; }
   EventPool& event_pool() noexcept { return *event_pool_; }
+  EventPool& timing_event_pool() noexcept { return *timing_event_pool_; }  // events elapsed_ms can time
   StreamPool& stream_pool() noexcept { return *stream_pool_; }
   PinnedPool& pinned_pool() noexcept { return *pinned_; }
   HostRegistry& registry() noexcept { return *registry_; }
@@ -65,11 +65,10 @@ class MemorySystem {
   void reset_counters() noexcept;
 
  private:
-  void build(const ContextOptions& options);
 
-  std::shared_ptr<MemoryBackend> backend_;  // shared with orphans_, which may outlive the context
+  std::shared_ptr<DeviceRuntime> backend_;  // shared with orphans_, which may outlive the context
   std::shared_ptr<OrphanSegments> orphans_;
-  std::unique_ptr<EventPool> event_pool_;
+  std::unique_ptr<EventPool> event_pool_, timing_event_pool_;
   std::unique_ptr<StreamPool> stream_pool_;
   std::unique_ptr<PinnedPool> pinned_;
   std::unique_ptr<HostRegistry> registry_;

@@ -21,13 +21,13 @@
 #include <mutex>
 #include <set>
 
-#include "core/memory/memory_backend.h"
+#include "core/device/device_runtime.h"
 
 namespace ferry::core {
 
 class OrphanSegments {
  public:
-  explicit OrphanSegments(std::shared_ptr<MemoryBackend> backend) : backend_(std::move(backend)) {}
+  explicit OrphanSegments(std::shared_ptr<DeviceRuntime> backend) : backend_(std::move(backend)) {}
   ~OrphanSegments();  // frees what is left (only at process exit can blocks still be held)
   OrphanSegments(const OrphanSegments&) = delete;
   OrphanSegments& operator=(const OrphanSegments&) = delete;
@@ -49,7 +49,7 @@ class OrphanSegments {
     std::size_t held = 0;  // held blocks inside it
   };
 
-  std::shared_ptr<MemoryBackend> backend_;
+  std::shared_ptr<DeviceRuntime> backend_;
   mutable std::mutex mutex_;
   std::set<std::uintptr_t> held_;                    // held blocks, adopted or not yet
   std::map<std::uintptr_t, std::uintptr_t> owner_;   // adopted held block -> its segment's base

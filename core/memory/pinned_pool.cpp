@@ -7,7 +7,7 @@
 
 namespace ferry::core {
 
-PinnedPool::PinnedPool(MemoryBackend& backend, EventPool& events, Options options)
+PinnedPool::PinnedPool(DeviceRuntime& backend, EventPool& events, Options options)
     : backend_(backend), events_(events), options_(std::move(options)) {
   const unsigned n = std::max(1u, options_.arenas);
   for (unsigned i = 0; i < n; ++i) arenas_.push_back(std::make_unique<Arena>(options_.policy));

@@ -1,7 +1,7 @@
 // PinnedPool: ferry's caching pinned (page-locked) host allocator.
 //
 // - Blocks come from segments the backend allocated (cudaHostAlloc, or
-//   malloc + pre-fault + cudaHostRegister: see CudaMemoryBackend), in the size
+//   malloc + pre-fault + cudaHostRegister: see CudaRuntime), in the size
 //   classes of SizePolicy::pinned() (512 B granularity, splitting, merging).
 // - Stream-aware reuse: a block given back with free_on_stream/free_on_event
 //   is pending until that event completed (queried, never a device sync);
@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "core/memory/block_arena.h"
-#include "core/memory/memory_backend.h"
+#include "core/device/device_runtime.h"
 #include "core/memory/memory_counters.h"
-#include "core/streams/event_pool.h"
+#include "core/device/event_pool.h"
 
 namespace ferry::core {
 
@@ -44,7 +44,7 @@ class PinnedPool {
     SizePolicy policy = SizePolicy::pinned();
   };
 
-  PinnedPool(MemoryBackend& backend, EventPool& events, Options options);
+  PinnedPool(DeviceRuntime& backend, EventPool& events, Options options);
   // Waits for the events of pending blocks (copies in flight), then gives
   // every segment back, blocks still handed out included.
   ~PinnedPool();
@@ -100,7 +100,7 @@ class PinnedPool {
   ArenaBlock* find_locked(std::uintptr_t addr, std::unique_lock<std::mutex>& lock, Arena*& arena);
   [[noreturn]] void fail_at_cap(std::size_t bytes, std::size_t rounded) const;
 
-  MemoryBackend& backend_;
+  DeviceRuntime& backend_;
   EventPool& events_;
   Options options_;
   std::vector<std::unique_ptr<Arena>> arenas_;

@@ -22,8 +22,8 @@
 #include <utility>
 
 #include "core/memory/block_arena.h"
-#include "core/memory/memory_backend.h"
-#include "core/streams/event_pool.h"
+#include "core/device/device_runtime.h"
+#include "core/device/event_pool.h"
 
 namespace ferry::core {
 

@@ -26,7 +26,7 @@
 
 #include "core/convert/convert_plan.h"
 #include "core/error.h"
-#include "core/memory/memory_backend.h"
+#include "core/device/device_runtime.h"
 #include "core/stage/chunk_planner.h"
 #include "core/stage/output_block.h"
 #include "core/stage/sample_layout.h"

@@ -57,7 +57,7 @@ void Stager::wait(Batch& b) {
     observed_complete(b);
     return;
   }
-  if (b.phase == BatchPhase::kEnqueued && !b.error && b.done_event != nullptr && engine_->asynchronous()) {
+  if (b.phase == BatchPhase::kEnqueued && !b.error && b.done_event != nullptr && runtime_.has_streams()) {
     // Straight on the done event: the caller wakes when the GPU is done, not
     // when the completion thread has got round to it.
     const EventHandle done = b.done_event;
@@ -65,8 +65,8 @@ void Stager::wait(Batch& b) {
     lock.unlock();
     std::optional<Error> failure;
     try {
-      DeviceScope scope(*engine_);
-      memory_.backend().event_synchronize(done);
+      DeviceScope scope(runtime_);
+      runtime_.event_synchronize(done);
     } catch (const Error& e) {
       failure = e;
     }
@@ -97,14 +97,14 @@ bool Stager::query(Batch& b) {
     return true;
   }
   if (b.done_event == nullptr) return false;
-  DeviceScope scope(*engine_);
-  if (!memory_.backend().event_query(b.done_event)) return false;
+  DeviceScope scope(runtime_);
+  if (!runtime_.event_query(b.done_event)) return false;
   observed_complete(b);
   return true;
 }
 
 void Stager::stream_wait(Batch& b, StreamHandle stream) {
-  if (b.route == BatchRoute::kConvertOnHost || !engine_->asynchronous()) {
+  if (b.route == BatchRoute::kConvertOnHost || !runtime_.has_streams()) {
     wait(b);  // no device streams: wait on the host
     return;
   }
@@ -117,8 +117,8 @@ void Stager::stream_wait(Batch& b, StreamHandle stream) {
     b.changed.wait(lock, [&] { return b.phase == BatchPhase::kFinished; });
     throw_if_failed(b);
   }
-  DeviceScope scope(*engine_);
-  engine_->stream_wait(stream, b.done_event);
+  DeviceScope scope(runtime_);
+  runtime_.stream_wait(stream, b.done_event);
   if (std::find(b.consumers.begin(), b.consumers.end(), stream) == b.consumers.end())
     b.consumers.push_back(stream);
 }
@@ -136,9 +136,9 @@ bool Stager::source_reusable(Batch& b) {
       break;
   }
   if (b.phase == BatchPhase::kRunning || b.error) return false;
-  DeviceScope scope(*engine_);
+  DeviceScope scope(runtime_);
   for (const ChunkWork& w : b.chunks)
-    if (w.queued && !memory_.backend().event_query(w.copied != nullptr ? w.copied : w.done)) return false;
+    if (w.queued && !runtime_.event_query(w.copied != nullptr ? w.copied : w.done)) return false;
   return true;
 }
 
@@ -158,9 +158,9 @@ void Stager::wait_source(Batch& b) {
       lock.unlock();
       std::optional<Error> failure;
       try {
-        DeviceScope scope(*engine_);
+        DeviceScope scope(runtime_);
         for (const ChunkWork& w : b.chunks)
-          if (w.queued) memory_.backend().event_synchronize(w.copied != nullptr ? w.copied : w.done);
+          if (w.queued) runtime_.event_synchronize(w.copied != nullptr ? w.copied : w.done);
       } catch (const Error& e) {
         failure = e;
       }

@@ -19,7 +19,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/memory/memory_backend.h"
+#include "core/device/device_runtime.h"
 #include "core/memory/orphan_segments.h"
 
 namespace ferry::core {

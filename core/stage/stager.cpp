@@ -23,14 +23,6 @@ int default_staging_threads(int option) {
   return static_cast<int>(std::clamp(cores / 2, 2u, 16u));
 }
 
-std::unique_ptr<CopyEngine> engine_for(Stager::Parts& parts) {
-  if (parts.engine) return std::move(parts.engine);
-#if FERRY_HAVE_CUDA
-  if (parts.kind == DeviceKind::Cuda) return make_cuda_copy_engine(parts.device_index);
-#endif
-  return make_host_copy_engine();
-}
-
 // Gives a place in flight back unless dismissed (submit failed before launch).
 class GatePlace {
  public:
@@ -51,7 +43,8 @@ Stager::Stager(Parts parts)
       memory_(*parts_.memory),
       converter_(*parts_.converter),
       counters_(*parts_.counters),
-      engine_(engine_for(parts_)),
+      runtime_(memory_.runtime()),
+      streams_(memory_.stream_pool()),
       link_(std::make_shared<StagerLink>()),
       output_home_(std::make_shared<OutputHome>()),
       gate_(parts_.options.max_batches_in_flight, parts_.counters->busy_ns),
@@ -59,20 +52,10 @@ Stager::Stager(Parts parts)
   link_->stager = this;
   output_home_->stager.store(this, std::memory_order_release);
   output_home_->orphans = memory_.orphans();
-  StreamPool& pool = memory_.stream_pool();
-  streams_ = pool.streams();
-  normal_streams_ = streams_.size();
-  // Priority > 0 runs on streams of the device's greatest priority: the pool's
-  // own when it was created so, else two of the stager's.
-  if (engine_->asynchronous() && !pool.high_priority()) {
-    DeviceScope scope(*engine_);
-    for (int i = 0; i < 2; ++i) own_streams_.push_back(memory_.backend().stream_create(true));
-  }
-  streams_.insert(streams_.end(), own_streams_.begin(), own_streams_.end());
   if (!parts_.convert_on_host) {
-    ring_ = std::make_unique<StagingRing>(memory_.pinned_pool(), memory_.backend(), memory_.event_pool(),
-                                          parts_.options.max_staging_bytes, streams_.size() + 2);
-    inputs_ = std::make_unique<StreamInputs>(memory_.device_cache(), streams_);
+    ring_ = std::make_unique<StagingRing>(memory_.pinned_pool(), runtime_, memory_.event_pool(),
+                                          parts_.options.max_staging_bytes, streams_.streams().size() + 2);
+    inputs_ = std::make_unique<StreamInputs>(memory_.device_cache(), streams_.streams());
   }
   staging_thread_ = std::thread([this] { staging_loop(); });
   completion_thread_ = std::thread([this] { completion_loop(); });
@@ -105,13 +88,6 @@ Stager::~Stager() {
   }
   inputs_.reset();
   ring_.reset();
-  if (!own_streams_.empty()) {
-    try {
-      DeviceScope scope(*engine_);
-      for (StreamHandle s : own_streams_) memory_.backend().stream_destroy(s);
-    } catch (...) {
-    }
-  }
 }
 
 std::shared_ptr<Batch> Stager::prepare(const void* owner, const SourceDesc& source,
@@ -164,7 +140,7 @@ std::shared_ptr<Batch> Stager::prepare(const void* owner, const SourceDesc& sour
          tl_on_completion_thread ? "a submit from a completion callback never waits for a place"
                                  : "the context was created with submit_nonblocking");
   GatePlace place(gate_);
-  DeviceScope scope(*engine_);
+  DeviceScope scope(runtime_);
   classify(b, options.source_policy);
   try {
     plan_streams(b, options.chunk_bytes);
@@ -203,7 +179,7 @@ void Stager::classify(Batch& b, SourcePolicy policy) {
     return;
   }
   b.route = BatchRoute::kStaged;
-  // Only sources a copy engine can read as rows go directly; the rest is packed on the host.
+  // Only sources a DMA copy can read as rows go directly; the rest is packed on the host.
   if (policy == SourcePolicy::Stage || !b.layout.is_rows()) return;
   std::vector<std::pair<const void*, std::size_t>> ranges;
   const std::size_t extent = static_cast<std::size_t>(b.plan.source_extent);
@@ -220,8 +196,8 @@ void Stager::classify(Batch& b, SourcePolicy policy) {
       b.pinned_ranges.emplace_back(ptr, bytes);
       continue;
     }
-    const HostMemoryKind first = engine_->pointer_kind(ptr);
-    const HostMemoryKind last = engine_->pointer_kind(static_cast<const std::uint8_t*>(ptr) + bytes - 1);
+    const HostMemoryKind first = runtime_.pointer_kind(ptr);
+    const HostMemoryKind last = runtime_.pointer_kind(static_cast<const std::uint8_t*>(ptr) + bytes - 1);
     if (first != HostMemoryKind::kPageable && first == last) continue;
     unpin_source(b);  // one pageable range: the whole batch is staged
     return;
@@ -235,17 +211,14 @@ void Stager::plan_streams(Batch& b, std::uint64_t chunk_option) {
   // Staged chunks are double-buffered at least: the ring holds two of them.
   if (b.route == BatchRoute::kStaged) chunk_bytes = std::min(chunk_bytes, ring_->max_bytes() / 2);
   const std::vector<Chunk> chunks = plan_chunks(b.plan.n, b.layout.packed_bytes, chunk_bytes);
-  const bool high = b.priority > 0 && !own_streams_.empty();
-  const std::size_t count = high ? own_streams_.size() : normal_streams_;
-  const std::size_t offset = high ? normal_streams_ : 0;
-  std::atomic<std::size_t>& next = high ? next_high_stream_ : next_stream_;
-  const std::size_t base = next.fetch_add(chunks.size(), std::memory_order_relaxed);
+  const bool high = b.priority > 0;
+  const std::size_t ticket = streams_.take(high, chunks.size());
   b.chunks.resize(chunks.size());
   for (std::size_t k = 0; k < chunks.size(); ++k) {
     ChunkWork& w = b.chunks[k];
     w.chunk = chunks[k];
-    w.stream_index = offset + (base + k) % count;
-    w.stream = streams_[w.stream_index];
+    w.stream_index = streams_.index(high, ticket + k);
+    w.stream = streams_.at(w.stream_index);
   }
   b.home_index = b.chunks.front().stream_index;
   b.home_stream = b.chunks.front().stream;
@@ -266,17 +239,17 @@ void Stager::allocate_output(Batch& b, const OutputDesc* output) {
     }
     b.owns_output = true;
   }
-  if (!engine_->asynchronous() || b.route == BatchRoute::kConvertOnHost) return;
+  if (!runtime_.has_streams() || b.route == BatchRoute::kConvertOnHost) return;
   if (!b.has_handoff && (!b.owns_output || b.chunks.size() == 1)) return;  // nothing runs off the home stream
   // Chunks on other streams start after the home stream's allocation and after
   // the work the caller queued on its hand-off stream so far (it may still
   // read a destination the caller reuses).
   b.entry_event = memory_.event_pool().acquire();
   if (b.has_handoff) {
-    memory_.backend().event_record(b.entry_event, b.handoff_stream);
-    engine_->stream_wait(b.home_stream, b.entry_event);
+    runtime_.event_record(b.entry_event, b.handoff_stream);
+    runtime_.stream_wait(b.home_stream, b.entry_event);
   }
-  memory_.backend().event_record(b.entry_event, b.home_stream);
+  runtime_.event_record(b.entry_event, b.home_stream);
 }
 
 void Stager::launch(const std::shared_ptr<Batch>& batch) noexcept {
@@ -293,7 +266,7 @@ void Stager::launch(const std::shared_ptr<Batch>& batch) noexcept {
     run(b);  // no memory for the queue: do the work here rather than lose it
     return;
   }
-  if (b.has_handoff && engine_->asynchronous()) {
+  if (b.has_handoff && runtime_.has_streams()) {
     // A hand-off stream must wait for the batch from the moment submit
     // returns: CUDA's cudaStreamWaitEvent only sees records made before it,
     // so the host waits here until the staging thread has queued every chunk
@@ -306,7 +279,7 @@ void Stager::launch(const std::shared_ptr<Batch>& batch) noexcept {
 
 void Stager::staging_loop() {
   try {
-    engine_->enter_device();  // this thread works on the context's device from now on
+    runtime_.enter_device();  // this thread works on the context's device from now on
   } catch (...) {
     // Each batch reports the device's failure when it uses it.
   }
@@ -316,7 +289,7 @@ void Stager::staging_loop() {
 void Stager::completion_loop() {
   tl_on_completion_thread = true;
   try {
-    engine_->enter_device();
+    runtime_.enter_device();
   } catch (...) {
   }
   while (std::shared_ptr<Batch> batch = to_complete_.pop()) finish(batch);

@@ -35,7 +35,7 @@
 #include "core/pipeline_counters.h"
 #include "core/stage/batch.h"
 #include "core/stage/batch_queue.h"
-#include "core/stage/copy_engine.h"
+#include "core/device/device_scope.h"
 #include "core/stage/in_flight_gate.h"
 #include "core/stage/staging_ring.h"
 #include "core/stage/stream_inputs.h"
@@ -52,10 +52,8 @@ class Stager {
     MemorySystem* memory = nullptr;
     Converter* converter = nullptr;
     PipelineCounters* counters = nullptr;
-    // The device operations; null: the CUDA engine on a CUDA context, the host engine on the CPU.
-    std::unique_ptr<CopyEngine> engine;
     // Convert straight from the caller's source (the CPU backend's way). Tests
-    // set it false on the CPU to run the staged pipeline with the host engine.
+    // set it false on the CPU to run the staged pipeline on the host runtime.
     bool convert_on_host = true;
   };
 
@@ -96,7 +94,6 @@ class Stager {
   std::uint64_t unreleased_batches() const noexcept { return unreleased_.load(std::memory_order_relaxed); }
   // Whether the calling thread is a stager's completion thread (runs callbacks).
   static bool on_completion_thread() noexcept;
-  CopyEngine& engine() noexcept { return *engine_; }
   int staging_threads() const noexcept { return staging_pool_.size(); }
 
  private:
@@ -129,15 +126,12 @@ class Stager {
   MemorySystem& memory_;
   Converter& converter_;
   PipelineCounters& counters_;
-  std::unique_ptr<CopyEngine> engine_;
+  DeviceRuntime& runtime_;  // the context's, through memory_
   std::shared_ptr<StagerLink> link_;
   std::shared_ptr<OutputHome> output_home_;
   int link_users_ = 0;  // under link_->mutex: batch operations running
   std::condition_variable link_idle_;
-  std::vector<StreamHandle> streams_;  // the pool's, then this stager's high-priority ones
-  std::vector<StreamHandle> own_streams_;
-  std::size_t normal_streams_ = 0;
-  std::atomic<std::size_t> next_stream_{0}, next_high_stream_{0};
+  StreamPool& streams_;  // memory_'s
   InFlightGate gate_;
   std::atomic<std::uint64_t> unreleased_{0};  // batches holding an unreleased slot
   ThreadPool staging_pool_;

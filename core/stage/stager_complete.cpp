@@ -9,10 +9,10 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
   std::optional<Error> device_error;
   try {
     if (b.done_event != nullptr) {
-      memory_.backend().event_synchronize(b.done_event);
+      runtime_.event_synchronize(b.done_event);
     } else {
       for (const ChunkWork& w : b.chunks)
-        if (w.queued && w.done != nullptr) memory_.backend().event_synchronize(w.done);
+        if (w.queued && w.done != nullptr) runtime_.event_synchronize(w.done);
     }
   } catch (const Error& e) {
     device_error = e;
@@ -25,13 +25,13 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
     if (device_error) b.fail_locked(*device_error);
     failed = b.error.has_value();
   }
-  if (!failed && engine_->asynchronous()) {
+  if (!failed && runtime_.has_streams()) {
     try {
       std::uint64_t h2d = 0, convert = 0;
       for (const ChunkWork& w : b.chunks) {
         if (w.start == nullptr || w.copied == nullptr || w.done == nullptr) continue;  // not timed
-        h2d += static_cast<std::uint64_t>(engine_->elapsed_ms(w.start, w.copied) * 1e6);
-        convert += static_cast<std::uint64_t>(engine_->elapsed_ms(w.copied, w.done) * 1e6);
+        h2d += static_cast<std::uint64_t>(runtime_.elapsed_ms(w.start, w.copied) * 1e6);
+        convert += static_cast<std::uint64_t>(runtime_.elapsed_ms(w.copied, w.done) * 1e6);
       }
       counters_.h2d_ns.fetch_add(h2d, std::memory_order_relaxed);
       counters_.convert_ns.fetch_add(convert, std::memory_order_relaxed);
@@ -127,9 +127,9 @@ void Stager::free_resources_locked(Batch& b) noexcept {
   if (b.entry_event != nullptr) events.release(b.entry_event);
   b.done_event = b.entry_event = nullptr;
   for (ChunkWork& w : b.chunks) {
-    engine_->timing_event_release(w.start);
-    engine_->timing_event_release(w.copied);
-    engine_->timing_event_release(w.done);
+    memory_.timing_event_pool().release(w.start);
+    memory_.timing_event_pool().release(w.copied);
+    memory_.timing_event_pool().release(w.done);
     w.start = w.copied = w.done = nullptr;
   }
 }
@@ -137,14 +137,14 @@ void Stager::free_resources_locked(Batch& b) noexcept {
 void Stager::return_output(void* data, StreamHandle home_stream,
                            const std::vector<StreamHandle>& consumers) noexcept {
   try {
-    DeviceScope scope(*engine_);
+    DeviceScope scope(runtime_);
     // Streams made to wait for the output may still read it: the block goes
     // back in their order too, not only the home stream's.
     for (StreamHandle consumer : consumers) {
       if (consumer == home_stream) continue;
       EventLease used(memory_.event_pool());
-      memory_.backend().event_record(used.get(), consumer);
-      engine_->stream_wait(home_stream, used.get());
+      runtime_.event_record(used.get(), consumer);
+      runtime_.stream_wait(home_stream, used.get());
     }
     memory_.device_cache().free(data, home_stream);
   } catch (...) {

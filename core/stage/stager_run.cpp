@@ -39,7 +39,7 @@ Error error_of_current_exception() {
 
 void Stager::run(Batch& b) {
   try {
-    DeviceScope scope(*engine_);
+    DeviceScope scope(runtime_);
     for (ChunkWork& work : b.chunks) run_chunk(b, work);
   } catch (...) {
     const Error e = error_of_current_exception();
@@ -94,26 +94,26 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
   try {
     // Small batches are not timed on the device: three event records would be
     // a good part of their latency. Their end event marks the copy's end too.
-    const bool timed_on_device = engine_->asynchronous() && !b.short_path;
+    const bool timed_on_device = runtime_.has_streams() && !b.short_path;
     if (timed_on_device) {
-      work.start = engine_->timing_event_acquire();
-      work.copied = engine_->timing_event_acquire();
+      work.start = memory_.timing_event_pool().acquire();
+      work.copied = memory_.timing_event_pool().acquire();
     }
-    work.done = engine_->timing_event_acquire();
-    if (b.entry_event != nullptr && work.stream_index != b.home_index) engine_->stream_wait(s, b.entry_event);
-    const bool timed_here = !engine_->asynchronous();
-    if (work.start != nullptr) engine_->record(work.start, s);
+    work.done = memory_.timing_event_pool().acquire();
+    if (b.entry_event != nullptr && work.stream_index != b.home_index) runtime_.stream_wait(s, b.entry_event);
+    const bool timed_here = !runtime_.has_streams();
+    if (work.start != nullptr) runtime_.event_record(work.start, s);
     auto start = Clock::now();
     {
       NvtxRange range("ferry copy");
       copy_started = true;
       if (slot != nullptr) {
-        engine_->copy(lease.buffer(), slot->data, static_cast<std::size_t>(c.bytes), s);
+        runtime_.copy(lease.buffer(), slot->data, static_cast<std::size_t>(c.bytes), s);
       } else {
         copy_chunk_direct(b, c, lease.buffer(), s);
       }
     }
-    if (work.copied != nullptr) engine_->record(work.copied, s);
+    if (work.copied != nullptr) runtime_.event_record(work.copied, s);
     if (timed_here) counters_.h2d_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
     if (slot != nullptr) {
       StagingRing::Slot* copied = slot;
@@ -125,7 +125,7 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
       NvtxRange range("ferry convert");
       converter_.convert(b.plan, staged_view(lease.buffer(), b.layout), c.first, c.count, b.output, s);
     }
-    engine_->record(work.done, s);
+    runtime_.event_record(work.done, s);
     if (timed_here) counters_.convert_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
     work.queued = true;
   } catch (...) {
@@ -133,7 +133,7 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
     // (and the source) is given back: mark the chunk's end on s.
     if (copy_started && work.done != nullptr && !work.queued) {
       try {
-        engine_->record(work.done, s);
+        runtime_.event_record(work.done, s);
         work.queued = true;
       } catch (...) {
       }
@@ -189,24 +189,24 @@ void Stager::copy_chunk_direct(Batch& b, const Chunk& c, void* dst_void, StreamH
     const std::uint8_t* src = b.view.base + c.first * stride_n;
     if (L.is_packed()) {
       if (count == 1 || stride_n == static_cast<std::int64_t>(packed)) {
-        engine_->copy(dst, src, static_cast<std::size_t>(c.bytes), s);
+        runtime_.copy(dst, src, static_cast<std::size_t>(c.bytes), s);
       } else {
-        engine_->copy_2d(dst, packed, src, static_cast<std::size_t>(stride_n), packed, count, s);
+        runtime_.copy_2d(dst, packed, src, static_cast<std::size_t>(stride_n), packed, count, s);
       }
     } else if (count == 1 || stride_n == static_cast<std::int64_t>(rows * pitch)) {
-      engine_->copy_2d(dst, row, src, pitch, row, count * rows, s);  // the whole chunk as one 2-D copy
+      runtime_.copy_2d(dst, row, src, pitch, row, count * rows, s);  // the whole chunk as one 2-D copy
     } else {
       for (std::size_t i = 0; i < count; ++i)
-        engine_->copy_2d(dst + i * packed, row, src + i * static_cast<std::size_t>(stride_n), pitch, row, rows, s);
+        runtime_.copy_2d(dst + i * packed, row, src + i * static_cast<std::size_t>(stride_n), pitch, row, rows, s);
     }
     return;
   }
   for (std::size_t i = 0; i < count; ++i) {
     const std::uint8_t* src = b.view.samples[c.first + static_cast<std::int64_t>(i)];
     if (L.is_packed()) {
-      engine_->copy(dst + i * packed, src, packed, s);
+      runtime_.copy(dst + i * packed, src, packed, s);
     } else {
-      engine_->copy_2d(dst + i * packed, row, src, pitch, row, rows, s);
+      runtime_.copy_2d(dst + i * packed, row, src, pitch, row, rows, s);
     }
   }
 }
@@ -217,15 +217,15 @@ void Stager::join(Batch& b) {
     // If it cannot be made, completion waits for each chunk's own end instead.
     EventHandle done = nullptr;
     try {
-      DeviceScope scope(*engine_);
+      DeviceScope scope(runtime_);
       const ChunkWork& only = b.chunks.front();
       if (b.chunks.size() == 1 && only.queued && only.stream_index == b.home_index) {
         done = only.done;  // one chunk on the home stream: its end is the batch's end
       } else {
         for (const ChunkWork& w : b.chunks)
-          if (w.queued && w.stream_index != b.home_index) engine_->stream_wait(b.home_stream, w.done);
+          if (w.queued && w.stream_index != b.home_index) runtime_.stream_wait(b.home_stream, w.done);
         EventLease event(memory_.event_pool());
-        memory_.backend().event_record(event.get(), b.home_stream);
+        runtime_.event_record(event.get(), b.home_stream);
         done = event.release();
         b.owns_done_event = true;
       }
@@ -236,8 +236,8 @@ void Stager::join(Batch& b) {
     }
     try {
       if (done != nullptr && b.has_handoff) {
-        DeviceScope scope(*engine_);
-        engine_->stream_wait(b.handoff_stream, done);
+        DeviceScope scope(runtime_);
+        runtime_.stream_wait(b.handoff_stream, done);
       }
     } catch (...) {
       const Error e = error_of_current_exception();

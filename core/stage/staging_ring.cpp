@@ -6,7 +6,7 @@
 
 namespace ferry::core {
 
-StagingRing::StagingRing(PinnedPool& pool, MemoryBackend& backend, EventPool& events, std::uint64_t max_bytes,
+StagingRing::StagingRing(PinnedPool& pool, DeviceRuntime& backend, EventPool& events, std::uint64_t max_bytes,
                          std::size_t slots_wanted)
     : pool_(pool), backend_(backend), events_(events), max_bytes_(max_bytes), slots_wanted_(slots_wanted) {}
 

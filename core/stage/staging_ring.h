@@ -15,9 +15,9 @@
 #include <mutex>
 #include <vector>
 
-#include "core/memory/memory_backend.h"
+#include "core/device/device_runtime.h"
 #include "core/memory/pinned_pool.h"
-#include "core/streams/event_pool.h"
+#include "core/device/event_pool.h"
 
 namespace ferry::core {
 
@@ -35,7 +35,7 @@ class StagingRing {
   // max_bytes: the hard bound. slots_wanted: how many buffers keep the copies
   // busy (the streams plus two); beyond it an acquire waits for the oldest
   // copy rather than grow the ring, so the steady state stops allocating early.
-  StagingRing(PinnedPool& pool, MemoryBackend& backend, EventPool& events, std::uint64_t max_bytes,
+  StagingRing(PinnedPool& pool, DeviceRuntime& backend, EventPool& events, std::uint64_t max_bytes,
               std::size_t slots_wanted = 6);
   // Waits for the copies still reading slots, then gives the buffers back.
   ~StagingRing();
@@ -60,7 +60,7 @@ class StagingRing {
   void drop_free_slots();              // locked; gives back idle slots too small to serve
 
   PinnedPool& pool_;
-  MemoryBackend& backend_;
+  DeviceRuntime& backend_;
   EventPool& events_;
   const std::uint64_t max_bytes_;
   const std::size_t slots_wanted_;

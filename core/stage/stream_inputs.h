@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/memory/device_cache.h"
-#include "core/memory/memory_backend.h"
+#include "core/device/device_runtime.h"
 
 namespace ferry::core {
 

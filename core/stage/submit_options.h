@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "core/memory/memory_backend.h"
+#include "core/device/device_runtime.h"
 #include "core/status.h"
 
 namespace ferry::core {

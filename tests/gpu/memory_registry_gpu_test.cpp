@@ -8,6 +8,7 @@
 #include <string>
 
 #include "c_api/struct_convert.h"
+#include "core/device/make_runtime.h"
 #include "core/memory/memory_system.h"
 #include "ferry/ferry.h"
 #include "tests/gpu/gpu_test_util.h"
@@ -108,7 +109,7 @@ TEST(MemoryRegistryGpu, CacheRegistersEvictsAndUnregistersOnDestroy) {
   ASSERT_FALSE(is_registered(a.data)) << "left registered by an earlier test";
   ASSERT_FALSE(is_registered(b.data)) << "left registered by an earlier test";
   try {
-    ferry::core::MemorySystem memory(ferry::core::DeviceKind::Cuda, 0, ferry::api::to_core(o));
+    ferry::core::MemorySystem memory(ferry::core::make_runtime(ferry::core::DeviceKind::Cuda, 0), ferry::api::to_core(o));
     auto& r = memory.registry();
     ASSERT_TRUE(r.lookup_or_register(a.data, a.bytes, /*pin=*/true));
     EXPECT_TRUE(is_registered(a.data));

@@ -12,6 +12,7 @@
 #include "c_api/struct_convert.h"
 #include "core/convert/convert_cpu.h"
 #include "core/convert/convert_plan.h"
+#include "core/device/host_runtime.h"
 #include "ferry/ferry.h"
 #include "tests/unit/convert_reference.h"
 #include "tests/unit/convert_test_cases.h"
@@ -159,7 +160,8 @@ TEST(ConvertCpu, ChunksFromAPackedStagedCopyMatchOneCall) {
   const ferry::core::OutputDesc out_desc = ferry::api::to_core(c->output);
   const ferry::core::ConvertPlan plan = ferry::core::make_convert_plan(
       ferry::api::to_core(c->source), ferry::api::to_core(c->transform), &out_desc);
-  ferry::core::Converter converter(ferry::core::DeviceKind::Cpu, -1, 3);
+  ferry::core::HostRuntime host;
+  ferry::core::Converter converter(host, 3);
   const std::int64_t w = c->source.w, h = c->source.h, row = w * 3, packed = row * h;
   for (std::int64_t first = 0; first < c->source.n; first += 2) {
     const std::int64_t count = std::min<std::int64_t>(2, c->source.n - first);

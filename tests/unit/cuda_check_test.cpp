@@ -10,7 +10,7 @@
 using ferry::Status;
 
 #if defined(FERRY_HAVE_CUDA)
-#include "core/cuda/cuda_check.h"
+#include "core/device/cuda/cuda_check.h"
 
 TEST(CudaCheck, ThrowsWithFileLineCallAndErrorName) {
   try {

@@ -29,7 +29,7 @@ struct DeviceCacheTest : ::testing::Test {
     o.arenas = arenas;
     return DeviceCache(backend, events, o);
   }
-  test::FakeMemoryBackend backend;
+  test::FakeRuntime backend;
   EventPool events{backend};
 };
 

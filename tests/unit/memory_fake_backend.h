@@ -1,4 +1,4 @@
-// A fake MemoryBackend for the memory unit tests: fake addresses (never
+// A fake DeviceRuntime for the memory unit tests: fake addresses (never
 // dereferenced), a capacity to run out of, streams that are just numbers, and
 // events that complete only when a test says so (complete_stream/complete_all)
 // or when someone synchronizes on them (the fake "GPU" then finishes that work).
@@ -10,18 +10,22 @@
 #include <set>
 #include <unordered_map>
 
-#include "core/memory/memory_backend.h"
+#include "core/device/device_runtime.h"
 
 namespace ferry::test {
 
-class FakeMemoryBackend final : public core::MemoryBackend {
+class FakeRuntime final : public core::DeviceRuntime {
  public:
-  explicit FakeMemoryBackend(std::size_t device_capacity = SIZE_MAX, std::size_t pinned_capacity = SIZE_MAX)
+  explicit FakeRuntime(std::size_t device_capacity = SIZE_MAX, std::size_t pinned_capacity = SIZE_MAX)
       : device_capacity_(device_capacity), pinned_capacity_(pinned_capacity) {}
 
   bool has_streams() const noexcept override { return true; }
   const char* pinned_method() const noexcept override { return "fake"; }
   const char* device_method() const noexcept override { return "fake"; }
+  int device() const noexcept override { return -1; }
+  int enter_device() override { return 0; }
+  void restore_device(int) noexcept override {}
+  core::HostMemoryKind pointer_kind(const void*) override { return core::HostMemoryKind::kPageable; }
 
   void* device_malloc(std::size_t bytes) override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -70,7 +74,7 @@ class FakeMemoryBackend final : public core::MemoryBackend {
   }
   void register_outside(const void* ptr, std::size_t bytes) { (void)host_register(ptr, bytes); }
 
-  core::EventHandle event_create() override {
+  core::EventHandle event_create(bool) override {
     std::lock_guard<std::mutex> lock(mutex_);
     ++events_created;
     auto* e = new Event;
@@ -109,6 +113,13 @@ class FakeMemoryBackend final : public core::MemoryBackend {
     return reinterpret_cast<core::StreamHandle>(next_stream_++);
   }
   void stream_destroy(core::StreamHandle) noexcept override {}
+  float elapsed_ms(core::EventHandle, core::EventHandle) override { return 0.0f; }
+  // The memory tests queue no copies and no cross-stream waits: these count them.
+  void stream_wait(core::StreamHandle, core::EventHandle) override { ++unexpected_calls; }
+  void copy(void*, const void*, std::size_t, core::StreamHandle) override { ++unexpected_calls; }
+  void copy_2d(void*, std::size_t, const void*, std::size_t, std::size_t, std::size_t, core::StreamHandle) override {
+    ++unexpected_calls;
+  }
 
   // The fake GPU finishes everything queued on `stream` so far / everywhere.
   void complete_stream(core::StreamHandle stream) {
@@ -127,7 +138,7 @@ class FakeMemoryBackend final : public core::MemoryBackend {
 
   // Call counts, read by tests after the threads joined.
   std::size_t device_mallocs = 0, device_frees = 0, pinned_allocs = 0, registers = 0, records = 0,
-              synchronizes = 0, events_created = 0, high_priority_streams = 0, bad_frees = 0;
+              synchronizes = 0, events_created = 0, high_priority_streams = 0, bad_frees = 0, unexpected_calls = 0;
 
  private:
   struct Event {

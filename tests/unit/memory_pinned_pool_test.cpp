@@ -40,7 +40,7 @@ struct PinnedPoolTest : ::testing::Test {
     o.arenas = arenas;
     return PinnedPool(backend, events, o);
   }
-  test::FakeMemoryBackend backend;
+  test::FakeRuntime backend;
   EventPool events{backend};
 };
 

@@ -31,7 +31,7 @@ Status status_of(const std::function<void()>& f, std::string* message = nullptr)
 }
 
 struct RegistryTest : ::testing::Test {
-  test::FakeMemoryBackend backend;
+  test::FakeRuntime backend;
 };
 
 TEST_F(RegistryTest, LookupRegistersOnceThenHits) {

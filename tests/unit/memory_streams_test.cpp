@@ -11,15 +11,15 @@
 #include <thread>
 #include <vector>
 
-#include "core/streams/event_pool.h"
-#include "core/streams/stream_pool.h"
+#include "core/device/event_pool.h"
+#include "core/device/stream_pool.h"
 #include "tests/unit/memory_fake_backend.h"
 
 namespace ferry::core {
 namespace {
 
 TEST(MemoryStreamPool, RoundRobinOverAFixedSet) {
-  test::FakeMemoryBackend backend;
+  test::FakeRuntime backend;
   StreamPool pool(backend, 4, false);
   EXPECT_EQ(pool.size(), 4u);
   std::vector<StreamHandle> got;
@@ -32,7 +32,7 @@ TEST(MemoryStreamPool, RoundRobinOverAFixedSet) {
 }
 
 TEST(MemoryStreamPool, HighPriorityAndBadCounts) {
-  test::FakeMemoryBackend backend;
+  test::FakeRuntime backend;
   StreamPool pool(backend, 2, true);
   EXPECT_EQ(backend.high_priority_streams, 2u);
   EXPECT_TRUE(pool.high_priority());
@@ -48,7 +48,7 @@ TEST(MemoryStreamPool, HighPriorityAndBadCounts) {
 }
 
 TEST(MemoryStreamPool, ThreadsShareItEvenly) {
-  test::FakeMemoryBackend backend;
+  test::FakeRuntime backend;
   StreamPool pool(backend, 4, false);
   std::vector<std::thread> threads;
   std::vector<std::vector<StreamHandle>> seen(8);
@@ -65,7 +65,7 @@ TEST(MemoryStreamPool, ThreadsShareItEvenly) {
 }
 
 TEST(MemoryEventPool, SteadyStateCreatesNoEvents) {
-  test::FakeMemoryBackend backend;
+  test::FakeRuntime backend;
   {
     EventPool pool(backend);
     for (int i = 0; i < 100; ++i) {

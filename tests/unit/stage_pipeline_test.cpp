@@ -13,7 +13,7 @@
 #include "c_api/struct_convert.h"
 #include "core/context_options.h"
 #include "core/convert/converter.h"
-#include "core/memory/host_memory_backend.h"
+#include "core/device/host_runtime.h"
 #include "core/memory/memory_system.h"
 #include "core/stage/stager.h"
 #include "tests/unit/stage_test_util.h"
@@ -24,31 +24,13 @@ using namespace ferry;
 using namespace ferry::test;
 using core::BatchRoute;
 
-// A host backend whose device allocations fail on demand.
-class FailingBackend final : public core::MemoryBackend {
+// The host runtime, with device allocations that fail on demand.
+class FailingBackend final : public core::HostRuntime {
  public:
   std::atomic<int> device_allocs_left{1 << 30};
-  bool has_streams() const noexcept override { return host_.has_streams(); }
-  const char* pinned_method() const noexcept override { return "test"; }
-  const char* device_method() const noexcept override { return "test"; }
   void* device_malloc(std::size_t bytes) override {
-    return device_allocs_left.fetch_sub(1) > 0 ? host_.device_malloc(bytes) : nullptr;
+    return device_allocs_left.fetch_sub(1) > 0 ? HostRuntime::device_malloc(bytes) : nullptr;
   }
-  void device_free(void* p) noexcept override { host_.device_free(p); }
-  void* pinned_alloc(std::size_t bytes) override { return host_.pinned_alloc(bytes); }
-  void pinned_free(void* p, std::size_t bytes) noexcept override { host_.pinned_free(p, bytes); }
-  core::RegisterOutcome host_register(const void* p, std::size_t b) override { return host_.host_register(p, b); }
-  void host_unregister(const void* p) noexcept override { host_.host_unregister(p); }
-  core::EventHandle event_create() override { return host_.event_create(); }
-  void event_destroy(core::EventHandle e) noexcept override { host_.event_destroy(e); }
-  void event_record(core::EventHandle e, core::StreamHandle s) override { host_.event_record(e, s); }
-  bool event_query(core::EventHandle e) override { return host_.event_query(e); }
-  void event_synchronize(core::EventHandle e) override { host_.event_synchronize(e); }
-  core::StreamHandle stream_create(bool high) override { return host_.stream_create(high); }
-  void stream_destroy(core::StreamHandle s) noexcept override { host_.stream_destroy(s); }
-
- private:
-  core::HostMemoryBackend host_;
 };
 
 class StagedPipeline : public ::testing::Test {
@@ -59,17 +41,16 @@ class StagedPipeline : public ::testing::Test {
     options_.staging_threads = 3;
     options_.max_staging_bytes = std::max<std::uint64_t>(max_staging_bytes, 1 << 20);
     options_.max_batches_in_flight = max_in_flight;
-    auto backend = std::make_unique<FailingBackend>();
+    auto backend = std::make_shared<FailingBackend>();
     backend_ = backend.get();
-    memory_ = std::make_unique<core::MemorySystem>(std::move(backend), options_);
-    converter_ = std::make_unique<core::Converter>(core::DeviceKind::Cpu, -1, 2);
+    memory_ = std::make_unique<core::MemorySystem>(backend, options_);
+    converter_ = std::make_unique<core::Converter>(*backend, 2);
     core::Stager::Parts parts;
     parts.kind = core::DeviceKind::Cpu;
     parts.options = options_;
     parts.memory = memory_.get();
     parts.converter = converter_.get();
     parts.counters = &counters_;
-    parts.engine = core::make_host_copy_engine();
     parts.convert_on_host = false;  // the staged pipeline, as on a GPU
     stager_ = std::make_unique<core::Stager>(std::move(parts));
   }

@@ -10,6 +10,7 @@
 
 #include "c_api/struct_convert.h"
 #include "core/context_options.h"
+#include "core/device/make_runtime.h"
 #include "core/convert/convert_plan.h"
 #include "core/error.h"
 #include "core/memory/memory_system.h"
@@ -150,8 +151,8 @@ TEST(StageInFlightGate, BlocksNonblockingFailsCloseWakes) {
 TEST(StageStagingRing, ReusesSlotsAndNeverExceedsItsBound) {
   ContextOptions o;
   o.device_kind = DeviceKind::Cpu;
-  MemorySystem memory(DeviceKind::Cpu, -1, o);
-  StagingRing ring(memory.pinned_pool(), memory.backend(), memory.event_pool(), 4 << 20);
+  MemorySystem memory(make_runtime(DeviceKind::Cpu, -1), o);
+  StagingRing ring(memory.pinned_pool(), memory.runtime(), memory.event_pool(), 4 << 20);
   std::vector<StagingRing::Slot*> slots;
   for (int i = 0; i < 4; ++i) slots.push_back(ring.acquire(1 << 20));
   EXPECT_EQ(ring.held_bytes(), std::uint64_t{4} << 20);

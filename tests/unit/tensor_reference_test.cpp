@@ -229,7 +229,7 @@ TEST(TensorReference, ThreadsRaceContextDestroy) {
 }
 
 TEST(OrphanSegments, FreesASegmentWhenItsLastHeldBlockGoes) {
-  auto backend = std::make_shared<FakeMemoryBackend>();
+  auto backend = std::make_shared<FakeRuntime>();
   void* segment = backend->device_malloc(1 << 20);
   auto* base = static_cast<std::uint8_t*>(segment);
   core::OrphanSegments orphans(backend);
@@ -248,7 +248,7 @@ TEST(OrphanSegments, FreesASegmentWhenItsLastHeldBlockGoes) {
 }
 
 TEST(OrphanSegments, LeavesSegmentsWithoutHeldBlocksToTheCache) {
-  auto backend = std::make_shared<FakeMemoryBackend>();
+  auto backend = std::make_shared<FakeRuntime>();
   void* a = backend->device_malloc(4096);
   void* b = backend->device_malloc(4096);
   core::OrphanSegments orphans(backend);

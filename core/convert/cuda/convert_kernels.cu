@@ -18,7 +18,7 @@
 
 #include "core/convert/cuda/convert_kernel_params.h"
 #include "core/convert/half_bits.h"
-#include "core/cuda/cuda_check.h"
+#include "core/device/cuda/cuda_check.h"
 
 namespace ferry::core::cuda_convert {
 namespace {

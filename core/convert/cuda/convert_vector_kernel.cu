@@ -27,7 +27,7 @@
 #include <algorithm>
 
 #include "core/convert/cuda/convert_kernel_params.h"
-#include "core/cuda/cuda_check.h"
+#include "core/device/cuda/cuda_check.h"
 #include "core/error.h"
 
 namespace ferry::core::cuda_convert {

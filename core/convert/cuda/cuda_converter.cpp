@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "core/convert/cuda/convert_kernel_params.h"
-#include "core/cuda/cuda_check.h"
-#include "core/cuda/device_guard.h"
+#include "core/device/cuda/cuda_check.h"
+#include "core/device/device_scope.h"
 
 namespace ferry::core {
 namespace {
@@ -99,8 +99,8 @@ CudaConverter::StreamSlot::~StreamSlot() {
   }
 }
 
-CudaConverter::CudaConverter(int device) : device_(device) {
-  cuda::DeviceGuard guard(device_);
+CudaConverter::CudaConverter(DeviceRuntime& runtime) : runtime_(runtime), device_(runtime.device()) {
+  DeviceScope scope(runtime_);
   FERRY_CUDA_TRY(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
   const DType dtypes[] = {DType::UInt8, DType::Float32, DType::Float16, DType::BFloat16};
   for (int runs = 0; runs < 2; ++runs)
@@ -110,7 +110,7 @@ CudaConverter::CudaConverter(int device) : device_(device) {
 
 CudaConverter::~CudaConverter() {
   try {
-    cuda::DeviceGuard guard(device_);
+    DeviceScope scope(runtime_);
     slots_.clear();
   } catch (...) {
     // The device is gone (driver shutdown): nothing left to free.
@@ -169,7 +169,7 @@ const void* CudaConverter::upload(StreamSlot& slot, const void* table, std::size
 
 void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
                             std::int64_t count, void* output_base, void* stream) {
-  cuda::DeviceGuard guard(device_);
+  DeviceScope scope(runtime_);
   KernelParams p = params_of(plan, source, first, count, output_base);
   const bool runs = choose_runs(plan, p);
   const bool needs_table = source.samples != nullptr || plan.has_per_sample();

@@ -25,13 +25,14 @@
 #include <unordered_map>
 
 #include "core/convert/convert_plan.h"
-#include "core/cuda/cuda_event.h"
+#include "core/device/device_runtime.h"
+#include "core/device/cuda/cuda_event.h"
 
 namespace ferry::core {
 
 class CudaConverter {
  public:
-  explicit CudaConverter(int device);
+  explicit CudaConverter(DeviceRuntime& runtime);
   ~CudaConverter();
   CudaConverter(const CudaConverter&) = delete;
   CudaConverter& operator=(const CudaConverter&) = delete;
@@ -66,6 +67,7 @@ class CudaConverter {
   std::shared_ptr<StreamSlot> slot_for(cudaStream_t stream);
   const void* upload(StreamSlot& slot, const void* table, std::size_t bytes);
 
+  DeviceRuntime& runtime_;
   int device_ = 0;
   int sm_count_ = 1;
   // The vector kernel's grid cap, filled on first use (racing writers store the same value).

@@ -8,9 +8,10 @@
 #include <fstream>
 #include <string>
 
-#include "core/cuda/cuda_check.h"
-#include "core/cuda/device_guard.h"
-#include "core/device_query.h"
+#include "core/device/cuda/cuda_check.h"
+#include "core/device/cuda/cuda_runtime.h"
+#include "core/device/device_scope.h"
+#include "core/device/device_query.h"
 
 namespace ferry::core {
 namespace {
@@ -94,7 +95,8 @@ void open_cuda_device(int device) {
   }
   FERRY_EXPECT(device >= 0 && device < count, Status::NoDevice, "device_index is ", device,
                ": this machine has ", count, " CUDA device(s)");
-  cuda::DeviceGuard guard(device);
+  const std::unique_ptr<DeviceRuntime> runtime = make_cuda_runtime(device, PinnedMethod::kRegister);
+  DeviceScope scope(*runtime);
   err = cudaFree(nullptr);  // creates the primary context, or says why not
   if (err != cudaSuccess) {
     (void)cudaGetLastError();

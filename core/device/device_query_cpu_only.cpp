@@ -1,7 +1,7 @@
 // The CPU-only build: there are no CUDA devices, and asking for one says why.
 #if !defined(FERRY_HAVE_CUDA)
 
-#include "core/device_query.h"
+#include "core/device/device_query.h"
 #include "core/error.h"
 
 namespace ferry::core {

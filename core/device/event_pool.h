@@ -1,9 +1,10 @@
 // EventPool: events are created once and reused, so ferry's steady state
 // creates no CUDA events (cudaEventCreate/Destroy cost microseconds each and
-// serialize in the driver). Events are created without timing.
+// serialize in the driver). A pool's events are all timing events or all
+// plain ones (cheaper; most of ferry's events only order work).
 //
 // Thread-safe. On the CPU backend the "events" are tokens that are always
-// complete (see HostMemoryBackend).
+// complete (see HostRuntime).
 #pragma once
 
 #include <cstddef>
@@ -12,13 +13,13 @@
 #include <utility>
 #include <vector>
 
-#include "core/memory/memory_backend.h"
+#include "core/device/device_runtime.h"
 
 namespace ferry::core {
 
 class EventPool {
  public:
-  explicit EventPool(MemoryBackend& backend) : backend_(backend) {}
+  explicit EventPool(DeviceRuntime& backend, bool timing = false) : backend_(backend), timing_(timing) {}
   // Destroys the events it holds. Events still borrowed then are leaked on
   // purpose (a borrower outliving the pool is a bug; destroying its event
   // under it would be worse).
@@ -34,10 +35,11 @@ class EventPool {
 
   std::uint64_t created() const;  // events created over the pool's life
   std::size_t idle() const;       // events waiting in the pool
-  MemoryBackend& backend() const noexcept { return backend_; }
+  DeviceRuntime& backend() const noexcept { return backend_; }
 
  private:
-  MemoryBackend& backend_;
+  DeviceRuntime& backend_;
+  const bool timing_;
   mutable std::mutex mutex_;
   std::vector<EventHandle> idle_;
   std::uint64_t created_ = 0;

@@ -1,4 +1,4 @@
-#include "core/memory/cuda/cuda_memory_backend.h"
+#include "core/device/cuda/cuda_runtime.h"
 
 #include <cuda_runtime_api.h>
 #include <sys/mman.h>
@@ -10,30 +10,11 @@
 #include <thread>
 #include <vector>
 
-#include "core/cuda/cuda_check.h"
-#include "core/cuda/device_guard.h"
+#include "core/device/cuda/cuda_check.h"
+#include "core/device/device_scope.h"
 
 namespace ferry::core {
 namespace {
-
-// Makes `device` current for a noexcept scope; a failure is reported, not thrown.
-class QuietDeviceGuard {
- public:
-  explicit QuietDeviceGuard(int device) noexcept {
-    if (cudaGetDevice(&previous_) == cudaSuccess && previous_ != device) {
-      switched_ = cudaSetDevice(device) == cudaSuccess;
-    }
-  }
-  ~QuietDeviceGuard() {
-    if (switched_) FERRY_CUDA_ASSERT(cudaSetDevice(previous_));
-  }
-  QuietDeviceGuard(const QuietDeviceGuard&) = delete;
-  QuietDeviceGuard& operator=(const QuietDeviceGuard&) = delete;
-
- private:
-  int previous_ = 0;
-  bool switched_ = false;
-};
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
@@ -53,9 +34,9 @@ void prefault(void* ptr, std::size_t bytes) {
   for (auto& w : workers) w.join();
 }
 
-class CudaMemoryBackend final : public MemoryBackend {
+class CudaRuntime final : public DeviceRuntime {
  public:
-  CudaMemoryBackend(int device, PinnedMethod method) : device_(device), method_(method) {}
+  CudaRuntime(int device, PinnedMethod method) : device_(device), method_(method) {}
 
   bool has_streams() const noexcept override { return true; }
   const char* pinned_method() const noexcept override {
@@ -63,8 +44,20 @@ class CudaMemoryBackend final : public MemoryBackend {
   }
   const char* device_method() const noexcept override { return "cudaMalloc"; }
 
+  int device() const noexcept override { return device_; }
+  int enter_device() override {
+    int previous = device_;
+    FERRY_CUDA_TRY(cudaGetDevice(&previous));
+    if (previous != device_) FERRY_CUDA_TRY(cudaSetDevice(device_));
+    return previous;
+  }
+  void restore_device(int previous) noexcept override {
+    int now = previous;
+    if (cudaGetDevice(&now) == cudaSuccess && now != previous) FERRY_CUDA_ASSERT(cudaSetDevice(previous));
+  }
+
   void* device_malloc(std::size_t bytes) override {
-    cuda::DeviceGuard guard(device_);
+    DeviceScope scope(*this);
     void* p = nullptr;
     const cudaError_t err = cudaMalloc(&p, bytes);
     if (err == cudaErrorMemoryAllocation) {
@@ -75,12 +68,16 @@ class CudaMemoryBackend final : public MemoryBackend {
     return p;
   }
   void device_free(void* ptr) noexcept override {
-    QuietDeviceGuard guard(device_);
+    // noexcept: a device that cannot be made current is reported by the free itself.
+    int previous = device_;
+    const bool switched = cudaGetDevice(&previous) == cudaSuccess && previous != device_ &&
+                          cudaSetDevice(device_) == cudaSuccess;
     FERRY_CUDA_ASSERT(cudaFree(ptr));
+    if (switched) restore_device(previous);
   }
 
   void* pinned_alloc(std::size_t bytes) override {
-    cuda::DeviceGuard guard(device_);
+    DeviceScope scope(*this);
     if (method_ == PinnedMethod::kHostAlloc) {
       void* p = nullptr;
       const cudaError_t err = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
@@ -118,7 +115,7 @@ class CudaMemoryBackend final : public MemoryBackend {
   }
 
   RegisterOutcome host_register(const void* ptr, std::size_t bytes) override {
-    cuda::DeviceGuard guard(device_);
+    DeviceScope scope(*this);
     const cudaError_t err = cudaHostRegister(const_cast<void*>(ptr), bytes, cudaHostRegisterDefault);
     if (err == cudaErrorHostMemoryAlreadyRegistered) {
       (void)cudaGetLastError();
@@ -131,10 +128,28 @@ class CudaMemoryBackend final : public MemoryBackend {
     FERRY_CUDA_ASSERT(cudaHostUnregister(const_cast<void*>(ptr)));
   }
 
-  EventHandle event_create() override {
-    cuda::DeviceGuard guard(device_);
+  HostMemoryKind pointer_kind(const void* ptr) override {
+    cudaPointerAttributes attributes{};
+    const cudaError_t err = cudaPointerGetAttributes(&attributes, ptr);
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();  // older drivers answer "invalid value" for pageable memory
+      return HostMemoryKind::kPageable;
+    }
+    switch (attributes.type) {
+      case cudaMemoryTypeHost:
+        return HostMemoryKind::kPinned;
+      case cudaMemoryTypeDevice:
+      case cudaMemoryTypeManaged:
+        return HostMemoryKind::kDevice;
+      default:
+        return HostMemoryKind::kPageable;
+    }
+  }
+
+  EventHandle event_create(bool timing) override {
+    DeviceScope scope(*this);
     cudaEvent_t e = nullptr;
-    FERRY_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    FERRY_CUDA_TRY(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
     return e;
   }
   void event_destroy(EventHandle event) noexcept override {
@@ -152,9 +167,14 @@ class CudaMemoryBackend final : public MemoryBackend {
   void event_synchronize(EventHandle event) override {
     FERRY_CUDA_TRY(cudaEventSynchronize(static_cast<cudaEvent_t>(event)));
   }
+  float elapsed_ms(EventHandle start, EventHandle end) override {
+    float ms = 0.0f;
+    FERRY_CUDA_TRY(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(end)));
+    return ms;
+  }
 
   StreamHandle stream_create(bool high_priority) override {
-    cuda::DeviceGuard guard(device_);
+    DeviceScope scope(*this);
     int least = 0, greatest = 0;
     FERRY_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     cudaStream_t s = nullptr;
@@ -163,6 +183,18 @@ class CudaMemoryBackend final : public MemoryBackend {
   }
   void stream_destroy(StreamHandle stream) noexcept override {
     FERRY_CUDA_ASSERT(cudaStreamDestroy(static_cast<cudaStream_t>(stream)));
+  }
+  void stream_wait(StreamHandle waiter, EventHandle event) override {
+    FERRY_CUDA_TRY(cudaStreamWaitEvent(static_cast<cudaStream_t>(waiter), static_cast<cudaEvent_t>(event), 0));
+  }
+
+  void copy(void* dst, const void* src, std::size_t bytes, StreamHandle stream) override {
+    FERRY_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
+  }
+  void copy_2d(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+               std::size_t rows, StreamHandle stream) override {
+    FERRY_CUDA_TRY(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDefault,
+                                     static_cast<cudaStream_t>(stream)));
   }
 
  private:
@@ -180,8 +212,8 @@ PinnedMethod pinned_method_from_env() {
        "\": expected \"alloc\" (cudaHostAlloc) or \"register\" (malloc + cudaHostRegister)");
 }
 
-std::unique_ptr<MemoryBackend> make_cuda_memory_backend(int device, PinnedMethod method) {
-  return std::make_unique<CudaMemoryBackend>(device, method);
+std::unique_ptr<DeviceRuntime> make_cuda_runtime(int device, PinnedMethod method) {
+  return std::make_unique<CudaRuntime>(device, method);
 }
 
 }  // namespace ferry::core

@@ -1,5 +1,5 @@
-// The CUDA memory backend (compiled only in CUDA builds). This header has no
-// CUDA include: MemorySystem builds the backend through the factory.
+// The CUDA runtime (compiled only in CUDA builds). This header has no CUDA
+// include: the context builds the runtime through the factory.
 //
 // Pinned memory, two methods behind one switch (environment variable
 // FERRY_PINNED_METHOD, read when a context is created):
@@ -16,7 +16,7 @@
 
 #include <memory>
 
-#include "core/memory/memory_backend.h"
+#include "core/device/device_runtime.h"
 
 namespace ferry::core {
 
@@ -26,7 +26,7 @@ enum class PinnedMethod { kHostAlloc, kRegister };
 // anything else throws Status::InvalidArgument naming the variable and value.
 PinnedMethod pinned_method_from_env();
 
-// A backend for CUDA device `device` (already checked to exist by the context).
-std::unique_ptr<MemoryBackend> make_cuda_memory_backend(int device, PinnedMethod method);
+// The runtime of CUDA device `device` (already checked to exist by the context).
+std::unique_ptr<DeviceRuntime> make_cuda_runtime(int device, PinnedMethod method);
 
 }  // namespace ferry::core

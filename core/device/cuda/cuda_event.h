@@ -6,7 +6,7 @@
 
 #include <utility>
 
-#include "core/cuda/cuda_check.h"
+#include "core/device/cuda/cuda_check.h"
 
 namespace ferry::cuda {
 

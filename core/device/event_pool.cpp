@@ -1,4 +1,4 @@
-#include "core/streams/event_pool.h"
+#include "core/device/event_pool.h"
 
 namespace ferry::core {
 
@@ -15,7 +15,7 @@ EventHandle EventPool::acquire() {
       return e;
     }
   }
-  EventHandle e = backend_.event_create();  // outside the lock: creation is slow
+  EventHandle e = backend_.event_create(timing_);  // outside the lock: creation is slow
   std::lock_guard<std::mutex> lock(mutex_);
   ++created_;
   return e;

@@ -1,5 +1,5 @@
 // What devices there are. Pure interface: the CUDA build implements it in
-// core/cuda/device_query_cuda.cpp, the CPU-only build in
+// core/device/cuda/device_query_cuda.cpp, the CPU-only build in
 // core/device_query_cpu_only.cpp (no CUDA devices, ever).
 #pragma once
 

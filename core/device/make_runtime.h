@@ -1,0 +1,16 @@
+// The one place that chooses a device runtime: the host runtime for the CPU,
+// the CUDA runtime for a GPU (in a build with the CUDA backend).
+#pragma once
+
+#include <memory>
+
+#include "core/device/device_kind.h"
+#include "core/device/device_runtime.h"
+
+namespace ferry::core {
+
+// kind is CPU or CUDA (never AUTO); device is the CUDA device, already checked
+// to work. A CUDA kind in a build without CUDA throws Status::NoDevice.
+std::shared_ptr<DeviceRuntime> make_runtime(DeviceKind kind, int device);
+
+}  // namespace ferry::core
