@@ -4,7 +4,7 @@
 // naive path converts on one thread (no copy: the floats are already where
 // they are used); the one-image base is ferry_convert alone; timing is the
 // host's steady clock. The memcpy is the one ferry_bench_convert measures its
-// CPU ratio against (MEASURED.md): 1 MiB pieces over a pool of threads.
+// CPU ratio against: 1 MiB pieces over a pool of threads.
 #include <chrono>
 #include <cstring>
 #include <thread>

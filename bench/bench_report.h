@@ -82,7 +82,7 @@ inline void print_table(const Meta& m, const std::vector<Row>& rows) {
     std::printf("(GB/s counts the uint8 input bytes. The limit: %s;\n"
                 " 'x limit' is its time over the row's, so a conversion as fast as memory allows reads 1.0; for the\n"
                 " latency row it is the conversion alone over ferry's end-to-end latency. Targets: >= 0.45 of the\n"
-                " limit (MEASURED.md: CPU conversion / threaded memcpy 0.46-0.61 with 16 threads); one image: issue 5's\n"
+                " limit (CPU conversion / threaded memcpy measured 0.46-0.61 with 16 threads); one image: issue 5's\n"
                 " +20 us pipeline budget. A ferry row also needs no new host allocation after warm-up to be met.)\n",
                 m.limit.c_str());
   }

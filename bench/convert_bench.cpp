@@ -18,7 +18,7 @@
 #include "core/thread_pool.h"
 #include "ferry/ferry.h"
 
-#if defined(FERRY_HAVE_CUDA)
+#if FERRY_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
 
@@ -71,7 +71,7 @@ ferry_source source_of(const Options& o, const void* data) {
   return s;
 }
 
-#if defined(FERRY_HAVE_CUDA)
+#if FERRY_HAVE_CUDA
 #define CUDA(call)                                                                 \
   do {                                                                             \
     cudaError_t e_ = (call);                                                       \

@@ -35,7 +35,7 @@ FERRY_API int ferry_version(void) { return FERRY_VERSION_NUMBER; }
 FERRY_API const char* ferry_version_string(void) {
 #define FERRY_STR2(x) #x
 #define FERRY_STR(x) FERRY_STR2(x)
-#if defined(FERRY_HAVE_CUDA)
+#if FERRY_HAVE_CUDA
   return FERRY_STR(FERRY_VERSION_MAJOR) "." FERRY_STR(FERRY_VERSION_MINOR) "." FERRY_STR(
       FERRY_VERSION_PATCH) " (CUDA and CPU backends)";
 #else

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch's host-to-GPU pipelines (those of /work/shared/MEASURED.md) beside
+"""PyTorch's host-to-GPU pipelines (the baselines the project measures against) beside
 ferry's, measured in the same process on the same batch, in ONE table.
 
 Batch: N x H x W x 3 uint8 NHWC in host memory; output: float NCHW on the GPU,

@@ -1,5 +1,5 @@
 // The CPU-only build: there are no CUDA devices, and asking for one says why.
-#if !defined(FERRY_HAVE_CUDA)
+#if !FERRY_HAVE_CUDA
 
 #include "core/device/device_query.h"
 #include "core/error.h"

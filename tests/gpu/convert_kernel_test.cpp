@@ -14,7 +14,7 @@
 #include "tests/gpu/gpu_test_util.h"
 #include "tests/unit/convert_test_cases.h"
 
-#if defined(FERRY_HAVE_CUDA)
+#if FERRY_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
 #include "c_api/struct_convert.h"

@@ -13,7 +13,7 @@
 #include "tests/unit/convert_window_cases.h"
 #include "tests/unit/test_context.h"
 
-#if defined(FERRY_HAVE_CUDA)
+#if FERRY_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
 namespace {

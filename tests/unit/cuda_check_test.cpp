@@ -9,7 +9,7 @@
 
 using ferry::Status;
 
-#if defined(FERRY_HAVE_CUDA)
+#if FERRY_HAVE_CUDA
 #include "core/device/cuda/cuda_check.h"
 
 TEST(CudaCheck, ThrowsWithFileLineCallAndErrorName) {
