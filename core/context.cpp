@@ -42,7 +42,7 @@ Context::Context(const ContextOptions& options) : options_(options) {
   kind_ = resolve_device(options_, device_index_);
   runtime_ = make_runtime(kind_, device_index_);
   memory_ = std::make_unique<MemorySystem>(runtime_, options_);
-  converter_ = std::make_unique<Converter>(*runtime_, options_.cpu_threads);
+  converter_ = std::make_unique<Converter>(*memory_, options_.cpu_threads);
   Stager::Parts stage;
   stage.kind = kind_;
   stage.device_index = device_index_;

@@ -13,10 +13,11 @@ class CudaConverter {};  // a CPU-only build never creates one
 
 namespace ferry::core {
 
-Converter::Converter(DeviceRuntime& runtime, int cpu_threads) : pool_(cpu_threads) {
+Converter::Converter(MemorySystem& memory, int cpu_threads) : pool_(cpu_threads) {
+  DeviceRuntime& runtime = memory.runtime();
   if (runtime.device() < 0) return;  // the host runtime: the CPU converts
 #if FERRY_HAVE_CUDA
-  cuda_ = std::make_unique<CudaConverter>(runtime);
+  cuda_ = std::make_unique<CudaConverter>(runtime, memory);
 #else
   fail(Status::NoDevice, "device ", runtime.device(), ": this libferry was built without the CUDA backend");
 #endif

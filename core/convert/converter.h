@@ -15,7 +15,7 @@
 #include <memory>
 
 #include "core/convert/convert_plan.h"
-#include "core/device/device_runtime.h"
+#include "core/memory/memory_system.h"
 #include "core/thread_pool.h"
 
 namespace ferry::core {
@@ -24,10 +24,10 @@ class CudaConverter;  // core/convert/cuda/cuda_converter.h; CUDA builds only
 
 class Converter {
  public:
-  // On the context's runtime: a CUDA runtime's device converts with kernels,
-  // the host runtime on the CPU pool. cpu_threads: the CPU pool's size, 0 =
-  // the machine's hardware threads.
-  Converter(DeviceRuntime& runtime, int cpu_threads);
+  // On the memory system's runtime: a CUDA runtime's device converts with
+  // kernels (their tables from the memory system's pools), the host runtime on
+  // the CPU pool. cpu_threads: the CPU pool's size, 0 = the hardware threads.
+  Converter(MemorySystem& memory, int cpu_threads);
   ~Converter();
   Converter(const Converter&) = delete;
   Converter& operator=(const Converter&) = delete;

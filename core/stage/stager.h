@@ -127,11 +127,11 @@ class Stager {
   Converter& converter_;
   PipelineCounters& counters_;
   DeviceRuntime& runtime_;  // the context's, through memory_
+  StreamPool& streams_;      // memory_'s
   std::shared_ptr<StagerLink> link_;
   std::shared_ptr<OutputHome> output_home_;
   int link_users_ = 0;  // under link_->mutex: batch operations running
   std::condition_variable link_idle_;
-  StreamPool& streams_;  // memory_'s
   InFlightGate gate_;
   std::atomic<std::uint64_t> unreleased_{0};  // batches holding an unreleased slot
   ThreadPool staging_pool_;

@@ -20,6 +20,7 @@
 #include "c_api/struct_convert.h"
 #include "core/convert/converter.h"
 #include "core/device/make_runtime.h"
+#include "core/memory/memory_system.h"
 
 namespace {
 
@@ -173,8 +174,8 @@ TEST(ConvertGpu, ChunksOnManyStreamsMatchTheCpu) {
   const ferry::core::OutputDesc out_desc = ferry::api::to_core(c->output);
   const ferry::core::ConvertPlan plan =
       ferry::core::make_convert_plan(ferry::api::to_core(c->source), ferry::api::to_core(c->transform), &out_desc);
-  const auto runtime = ferry::core::make_runtime(ferry::core::DeviceKind::Cuda, 0);
-  ferry::core::Converter gpu(*runtime, 1);
+  ferry::core::MemorySystem memory(ferry::core::make_runtime(ferry::core::DeviceKind::Cuda, 0), ferry::core::ContextOptions{});
+  ferry::core::Converter gpu(memory, 1);
   const std::int64_t packed_sample = w * 4 * h;  // the staged copy drops the row padding
   std::uint8_t *d_in = nullptr, *d_out = nullptr;
   CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&d_in), static_cast<std::size_t>(packed_sample * n)));

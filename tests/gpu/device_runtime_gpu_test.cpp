@@ -8,7 +8,6 @@
 #include <cstring>
 #include <vector>
 
-#include "core/device/cuda/cuda_event.h"
 #include "core/device/cuda/cuda_runtime.h"
 #include "core/device/device_scope.h"
 #include "gpu_test_util.h"
@@ -81,17 +80,6 @@ TEST(CudaRuntime, DeviceScopeRestoresTheCallersDevice) {
   ASSERT_EQ(cudaGetDevice(&after), cudaSuccess);
   EXPECT_EQ(after, count - 1);
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);  // later tests in this process expect device 0
-}
-
-TEST(CudaRaii, EventOwnsAndMoves) {
-  FERRY_REQUIRE_GPU();
-  ferry::cuda::CudaEvent event;
-  ASSERT_EQ(cudaEventRecord(event.get(), nullptr), cudaSuccess);
-  event.synchronize();
-  EXPECT_TRUE(event.query());
-  ferry::cuda::CudaEvent moved = std::move(event);
-  EXPECT_NE(moved.get(), nullptr);
-  EXPECT_EQ(event.get(), nullptr);  // NOLINT(bugprone-use-after-move): moved-from is empty
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "core/convert/convert_cpu.h"
 #include "core/convert/convert_plan.h"
 #include "core/device/host_runtime.h"
+#include "core/memory/memory_system.h"
 #include "ferry/ferry.h"
 #include "tests/unit/convert_reference.h"
 #include "tests/unit/convert_test_cases.h"
@@ -160,8 +161,8 @@ TEST(ConvertCpu, ChunksFromAPackedStagedCopyMatchOneCall) {
   const ferry::core::OutputDesc out_desc = ferry::api::to_core(c->output);
   const ferry::core::ConvertPlan plan = ferry::core::make_convert_plan(
       ferry::api::to_core(c->source), ferry::api::to_core(c->transform), &out_desc);
-  ferry::core::HostRuntime host;
-  ferry::core::Converter converter(host, 3);
+  ferry::core::MemorySystem memory(std::make_shared<ferry::core::HostRuntime>(), ferry::core::ContextOptions{});
+  ferry::core::Converter converter(memory, 3);
   const std::int64_t w = c->source.w, h = c->source.h, row = w * 3, packed = row * h;
   for (std::int64_t first = 0; first < c->source.n; first += 2) {
     const std::int64_t count = std::min<std::int64_t>(2, c->source.n - first);

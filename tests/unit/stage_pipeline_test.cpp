@@ -44,7 +44,7 @@ class StagedPipeline : public ::testing::Test {
     auto backend = std::make_shared<FailingBackend>();
     backend_ = backend.get();
     memory_ = std::make_unique<core::MemorySystem>(backend, options_);
-    converter_ = std::make_unique<core::Converter>(*backend, 2);
+    converter_ = std::make_unique<core::Converter>(*memory_, 2);
     core::Stager::Parts parts;
     parts.kind = core::DeviceKind::Cpu;
     parts.options = options_;

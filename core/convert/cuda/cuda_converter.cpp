@@ -14,12 +14,6 @@ namespace {
 using cuda_convert::DeviceSample;
 using cuda_convert::KernelParams;
 
-constexpr std::size_t min_table_bytes = 16 << 10;  // 290 samples: no growth for usual batches
-
-std::size_t grown(std::size_t capacity, std::size_t need) {
-  return std::max({need, capacity * 2, min_table_bytes});
-}
-
 KernelParams params_of(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
                        void* output_base) {
   KernelParams p;
@@ -90,81 +84,32 @@ std::vector<DeviceSample> table_of(const ConvertPlan& plan, const SourceView& so
 
 }  // namespace
 
-CudaConverter::StreamSlot::~StreamSlot() {
-  if (used) FERRY_CUDA_ASSERT(cudaEventSynchronize(done.get()));
-  if (device != nullptr) FERRY_CUDA_ASSERT(cudaFreeAsync(device, cudaStreamPerThread));
-  for (PinnedBuffer& b : ring) {
-    if (b.pending) FERRY_CUDA_ASSERT(cudaEventSynchronize(b.copied.get()));
-    if (b.host != nullptr) FERRY_CUDA_ASSERT(cudaFreeHost(b.host));
-  }
-}
-
-CudaConverter::CudaConverter(DeviceRuntime& runtime) : runtime_(runtime), device_(runtime.device()) {
+CudaConverter::CudaConverter(DeviceRuntime& runtime, MemorySystem& memory) : runtime_(runtime), memory_(memory) {
   DeviceScope scope(runtime_);
-  FERRY_CUDA_TRY(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_));
+  FERRY_CUDA_TRY(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, runtime_.device()));
   const DType dtypes[] = {DType::UInt8, DType::Float32, DType::Float16, DType::BFloat16};
   for (int runs = 0; runs < 2; ++runs)
     for (DType d : dtypes)
       max_blocks_[runs][static_cast<int>(d)] = sm_count_ * cuda_convert::convert_blocks_per_sm(d, runs != 0);
 }
 
-CudaConverter::~CudaConverter() {
+void* CudaConverter::upload(const void* table, std::size_t bytes, StreamHandle stream) {
+  PinnedPool& pinned = memory_.pinned_pool();
+  DeviceCache& device = memory_.device_cache();
+  void* on_device = device.allocate(bytes, stream);
+  void* host = nullptr;
   try {
-    DeviceScope scope(runtime_);
-    slots_.clear();
+    host = pinned.allocate(bytes);
+    std::memcpy(host, table, bytes);
+    runtime_.copy(on_device, host, bytes, stream);
   } catch (...) {
-    // The device is gone (driver shutdown): nothing left to free.
+    if (host != nullptr) pinned.free_on_stream(host, stream);
+    device.free(on_device, stream);
+    throw;
   }
-}
-
-std::shared_ptr<CudaConverter::StreamSlot> CudaConverter::slot_for(cudaStream_t stream) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = slots_.find(stream);
-  if (it == slots_.end()) {
-    if (slots_.size() >= max_streams) {
-      // Free the least recently used slot that no call is using right now.
-      auto victim = slots_.end();
-      for (auto s = slots_.begin(); s != slots_.end(); ++s)
-        if (s->second.use_count() == 1 && (victim == slots_.end() || s->second->last_use < victim->second->last_use))
-          victim = s;
-      if (victim != slots_.end()) slots_.erase(victim);
-    }
-    auto slot = std::make_shared<StreamSlot>();
-    slot->stream = stream;
-    it = slots_.emplace(stream, std::move(slot)).first;
-  }
-  it->second->last_use = ++tick_;
-  return it->second;
-}
-
-const void* CudaConverter::upload(StreamSlot& slot, const void* table, std::size_t bytes) {
-  PinnedBuffer& pinned = slot.ring[static_cast<std::size_t>(slot.next)];
-  slot.next = (slot.next + 1) % static_cast<int>(slot.ring.size());
-  if (pinned.pending) {
-    pinned.copied.synchronize();  // only blocks with 4 copies on this stream still queued
-    pinned.pending = false;
-  }
-  if (pinned.capacity < bytes) {
-    const std::size_t capacity = grown(pinned.capacity, bytes);
-    if (pinned.host != nullptr) FERRY_CUDA_TRY(cudaFreeHost(pinned.host));
-    pinned.host = nullptr;
-    pinned.capacity = 0;
-    FERRY_CUDA_TRY(cudaHostAlloc(&pinned.host, capacity, cudaHostAllocDefault));
-    pinned.capacity = capacity;
-  }
-  std::memcpy(pinned.host, table, bytes);
-  if (slot.capacity < bytes) {
-    const std::size_t capacity = grown(slot.capacity, bytes);
-    void* fresh = nullptr;
-    FERRY_CUDA_TRY(cudaMallocAsync(&fresh, capacity, slot.stream));
-    if (slot.device != nullptr) FERRY_CUDA_ASSERT(cudaFreeAsync(slot.device, slot.stream));
-    slot.device = fresh;
-    slot.capacity = capacity;
-  }
-  FERRY_CUDA_TRY(cudaMemcpyAsync(slot.device, pinned.host, bytes, cudaMemcpyHostToDevice, slot.stream));
-  pinned.copied.record(slot.stream);
-  pinned.pending = true;
-  return slot.device;
+  // The host block is reused only once the copy queued before this free has run.
+  pinned.free_on_stream(host, stream);
+  return on_device;
 }
 
 void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
@@ -195,12 +140,17 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
     launch();  // everything rides in the kernel parameters: no copy, no event
     return;
   }
-  const std::shared_ptr<StreamSlot> slot = slot_for(static_cast<cudaStream_t>(stream));
-  std::lock_guard<std::mutex> lock(slot->mutex);  // the table copy and its kernel stay adjacent
-  p.samples = static_cast<const DeviceSample*>(upload(*slot, table.data(), table.size() * sizeof(DeviceSample)));
-  launch();
-  slot->done.record(slot->stream);
-  slot->used = true;
+  void* on_device = upload(table.data(), table.size() * sizeof(DeviceSample), stream);
+  p.samples = static_cast<const DeviceSample*>(on_device);
+  try {
+    launch();
+  } catch (...) {
+    memory_.device_cache().free(on_device, stream);
+    throw;
+  }
+  // Only now: a block freed on a stream is at once reusable by the next
+  // allocation on it, whose copy must queue behind this kernel, not before it.
+  memory_.device_cache().free(on_device, stream);
 }
 
 int CudaConverter::max_vector_blocks(DType dtype, int c, bool out_nhwc) {
