@@ -18,8 +18,9 @@ if(FERRY_CUDA)
     #   90  H100, H200, GH200        100 B200, GB200, B300
     #   120 RTX 50, RTX PRO Blackwell, DGX Spark (sm_121)
     # Jetson Thor (sm_110) runs none of these: add 110-real to build for it.
-    # The test build.cuda_archs checks libferry's fat binary against the list.
-    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    # -DCMAKE_CUDA_ARCHITECTURES=... or the environment's CUDAARCHS replace the
+    # list; the test build.cuda_archs checks libferry's fat binary against it.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND "$ENV{CUDAARCHS}" STREQUAL "")
       set(CMAKE_CUDA_ARCHITECTURES "75-real;80-real;86-real;89-real;90-real;100-real;120-real;120-virtual"
           CACHE STRING "CUDA architectures")
     endif()
