@@ -7,6 +7,8 @@
 #   bash bench/run_gpu.sh                 # all steps: build test bench python
 #   bash bench/run_gpu.sh build test      # only those (split over several calls
 #   bash bench/run_gpu.sh bench python    #  that keep the build folder)
+#   bash bench/run_gpu.sh jit             # not by default: the unit and GPU suites on kernels
+#                                         #  JIT-compiled from sm_75 PTX (tests/gpu/run_jit_suite.sh)
 #
 # Knobs (environment): OUT, FERRY_BUILD_DIR (default build-gpu), JOBS,
 # CUDA_ARCH (default 90), FERRY_BUILD_BINDINGS (default OFF: no SWIG there),
@@ -72,8 +74,11 @@ for step in "${steps[@]}"; do
         [[ "$name" == pipeline_bench ]] && run_step "$name" "${entry#*|}"
       done
       ;;
+    jit)
+      run_step jit "bash tests/gpu/run_jit_suite.sh $BUILD-jit"
+      ;;
     *)
-      echo "run_gpu.sh: unknown step $step (build, test, bench, python)" >&2
+      echo "run_gpu.sh: unknown step $step (build, test, bench, python, jit)" >&2
       exit 2
       ;;
   esac

@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 build="${1:-build}"
 
 bash cmake/scripts/install_deps.sh test
+# install_deps.sh installed cuobjdump where there is a CUDA toolkit: build.cuda_archs fails without it.
+export FERRY_REQUIRE_CUOBJDUMP=1
 # The Python tests run under Debian's python3, which has python3-torch for torch.from_dlpack.
 py=/usr/bin/python3; [ -x "$py" ] || py="$(command -v python3)"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$py"

@@ -36,3 +36,13 @@ if [ "$what" = test ] && ! command -v swig >/dev/null; then
   fi
   hash -r
 fi
+
+# cuobjdump, for the test of the device code's architectures (build.cuda_archs): a CUDA
+# toolkit may lack it; NVIDIA's PyPI package of the toolkit's major version has it.
+nvcc="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
+if [ "$what" = test ] && [ -x "$nvcc" ] && ! command -v cuobjdump >/dev/null &&
+   [ ! -x "$(dirname "$nvcc")/cuobjdump" ] && ! python3 -m pip show -q nvidia-cuda-cuobjdump 2>/dev/null; then
+  cuda_major="$("$nvcc" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')"
+  echo "ferry: installing nvidia-cuda-cuobjdump==$cuda_major.* (pip)" >&2
+  python3 -m pip install -q --disable-pip-version-check "nvidia-cuda-cuobjdump==$cuda_major.*"
+fi

@@ -1,8 +1,9 @@
 // float -> IEEE binary16 and bfloat16 bit patterns, rounded to nearest even,
 // shared by the CPU conversion and the CUDA kernels. g++ includes it as plain
-// C++; under nvcc the device side uses the hardware conversions, which round
-// the same way (both are exact RNE for every finite value and infinity), so
-// CPU and GPU outputs are bit-identical. NaN never reaches the device side:
+// C++; under nvcc the device side uses CUDA's conversions (cvt instructions;
+// for bfloat16 before sm_80, cuda_bf16.h's integer rounding), which round the
+// same way (exact RNE for every finite value and infinity), so CPU and GPU
+// outputs are bit-identical. NaN never reaches the device side:
 // the plan rejects non-finite arithmetic and converts pad/fill values on the host.
 #pragma once
 

@@ -19,7 +19,8 @@
 // Arithmetic, bit-identical to the CPU backend: float(x) is made exactly as
 // (0x4B000000 | x) - 2^23 (one PRMT and one FADD, no I2F on the slow
 // conversion pipe), then __fmul_rn, __fadd_rn; float16/bfloat16 are packed two
-// at a time (cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32, round to nearest even).
+// at a time (cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32 from sm_80 on; on sm_75 two
+// cvt.rn.f16.f32, or cuda_bf16.h's integer rounding: round to nearest even all).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
