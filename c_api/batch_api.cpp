@@ -39,7 +39,7 @@ FERRY_API ferry_status ferry_batch_submit(ferry_batch_t* out, ferry_context_t ct
 
   core::Stager& stager = context->stager();
   std::shared_ptr<core::Batch> batch =
-      stager.prepare(context.get(), src, tr, output != nullptr ? &dst : nullptr, api::to_core(c_opts));
+      stager.prepare(src, tr, output != nullptr ? &dst : nullptr, api::to_core(c_opts));
   std::uint64_t id = 0;
   try {
     id = api::batch_table().insert(batch);
@@ -47,7 +47,6 @@ FERRY_API ferry_status ferry_batch_submit(ferry_batch_t* out, ferry_context_t ct
     stager.abandon(batch);
     throw;
   }
-  batch->handle = id;
   if (c_opts.callback != nullptr) {
     // The C callback gets the batch's handle, known only now, before the work starts.
     batch->on_complete = [callback = c_opts.callback, user_data = c_opts.user_data, id](Status status) {

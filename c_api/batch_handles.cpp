@@ -17,8 +17,8 @@ void on_context_destroyed(core::Context& context) noexcept {
     // end of this scope, while the context still exists, so a finished batch
     // gives its memory back to the context's caches. Batches still in flight
     // are held by the pipeline until they finish (the context's destructor waits).
-    const void* owner = &context;
-    auto taken = batch_table().take_if([owner](const core::Batch& b) { return b.owner == owner; });
+    const core::Stager& stager = context.stager();
+    auto taken = batch_table().take_if([&stager](const core::Batch& b) { return stager.owns(b); });
     taken.clear();
   } catch (...) {
     // take_if allocates; without memory the handles stay and answer

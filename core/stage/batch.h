@@ -63,14 +63,13 @@ struct ChunkWork {
 
 class Batch : public std::enable_shared_from_this<Batch> {
  public:
-  Batch(std::shared_ptr<StagerLink> link, const void* owner);
+  explicit Batch(std::shared_ptr<StagerLink> link);
   ~Batch();
   Batch(const Batch&) = delete;
   Batch& operator=(const Batch&) = delete;
 
   // --- fixed at submit (read without the lock afterwards) ---
-  const void* const owner;  // the Context, for invalidating handles at destroy
-  std::uint64_t handle = 0;  // the C handle's value, set before the work starts
+  bool launched = false;  // set by launch: abandoned batches neither count nor call their hook
   ConvertPlan plan;
   SampleLayout layout;
   SourceView view;  // the caller's source

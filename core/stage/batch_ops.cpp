@@ -7,8 +7,7 @@
 
 namespace ferry::core {
 
-Batch::Batch(std::shared_ptr<StagerLink> link, const void* owner_context)
-    : owner(owner_context), link_(std::move(link)) {
+Batch::Batch(std::shared_ptr<StagerLink> link) : link_(std::move(link)) {
   std::lock_guard<std::mutex> lock(link_->mutex);
   link_->live.insert(this);
 }

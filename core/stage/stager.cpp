@@ -90,7 +90,7 @@ Stager::~Stager() {
   ring_.reset();
 }
 
-std::shared_ptr<Batch> Stager::prepare(const void* owner, const SourceDesc& source,
+std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
                                        const Transform& transform, const OutputDesc* output,
                                        const SubmitOptions& options) {
   checked_enum_field(options.source_policy, {SourcePolicy::Auto, SourcePolicy::Stage, SourcePolicy::Register},
@@ -98,7 +98,7 @@ std::shared_ptr<Batch> Stager::prepare(const void* owner, const SourceDesc& sour
                      "FERRY_SOURCE_AUTO (0), FERRY_SOURCE_STAGE (1) or FERRY_SOURCE_REGISTER (2)");
   FERRY_EXPECT(options.priority >= 0, Status::InvalidArgument, "options->priority is ", options.priority,
                ": must be 0 (normal) or positive (high)");
-  auto batch = std::make_shared<Batch>(link_, owner);
+  auto batch = std::make_shared<Batch>(link_);
   Batch& b = *batch;
   b.plan = make_convert_plan(source, transform, output);
   take_unreleased_slot(b);  // given back by release or abandon, or below if prepare fails
@@ -254,6 +254,7 @@ void Stager::allocate_output(Batch& b, const OutputDesc* output) {
 
 void Stager::launch(const std::shared_ptr<Batch>& batch) noexcept {
   Batch& b = *batch;
+  b.launched = true;
   counters_.batches_submitted.fetch_add(1, std::memory_order_relaxed);
   counters_.input_bytes.fetch_add(b.input_bytes, std::memory_order_relaxed);
   if (b.route == BatchRoute::kDirect || b.short_path) {

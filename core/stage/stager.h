@@ -63,13 +63,12 @@ class Stager {
   Stager& operator=(const Stager&) = delete;
 
   // Validates, takes a place in flight, decides the route, allocates the
-  // output. Throws ferry::Error (nothing is left held). `owner` identifies the
-  // context for handle invalidation.
-  std::shared_ptr<Batch> prepare(const void* owner, const SourceDesc& source,
+  // output. Throws ferry::Error (nothing is left held).
+  std::shared_ptr<Batch> prepare(const SourceDesc& source,
                                  const Transform& transform, const OutputDesc* output,
                                  const SubmitOptions& options);
-  // Starts the work (set batch->handle first). Never throws: a failure from
-  // here on fails the batch, reported by wait, query and the callback.
+  // Starts the work (set batch->on_complete first, if at all). Never throws: a
+  // failure from here on fails the batch, reported by wait, query and the hook.
   void launch(const std::shared_ptr<Batch>& batch) noexcept;
   // Gives back what prepare took, for a batch that is not launched after all
   // (no handle could be made). No callback runs.
@@ -83,6 +82,9 @@ class Stager {
   bool source_reusable(Batch& batch);
   void wait_source(Batch& batch);
   void release(Batch& batch);
+  // Whether `batch` was prepared by this stager (a context's handles are
+  // dropped with it).
+  bool owns(const Batch& batch) const noexcept { return batch.link() == link_; }
 
   // Gives the batch's device resources back (link->mutex held by the caller).
   void free_resources_locked(Batch& batch) noexcept;

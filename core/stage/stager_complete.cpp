@@ -40,7 +40,7 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
     }
   }
   unpin_source(b);
-  if (b.handle != 0) count_outcome(b, failed);
+  if (b.launched) count_outcome(b, failed);
   give_place_back(b);
   Status status = Status::Ok;
   bool released = false;
@@ -53,7 +53,7 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
   }
   b.changed.notify_all();
   // Never under a ferry lock: the callback may call ferry (query, submit).
-  if (b.on_complete && b.handle != 0) {
+  if (b.on_complete && b.launched) {
     try {
       b.on_complete(status);
     } catch (...) {

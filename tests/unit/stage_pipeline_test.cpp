@@ -67,8 +67,7 @@ class StagedPipeline : public ::testing::Test {
     opts.chunk_bytes = chunk;
     core::OutputDesc out;
     if (o != nullptr) out = api::to_core(*o);
-    auto batch = stager_->prepare(this, api::to_core(s), api::to_core(t), o != nullptr ? &out : nullptr, opts);
-    batch->handle = ++handles_;
+    auto batch = stager_->prepare(api::to_core(s), api::to_core(t), o != nullptr ? &out : nullptr, opts);
     stager_->launch(batch);
     return batch;
   }
@@ -86,7 +85,6 @@ class StagedPipeline : public ::testing::Test {
   std::unique_ptr<core::Converter> converter_;
   core::PipelineCounters counters_;
   std::unique_ptr<core::Stager> stager_;
-  std::uint64_t handles_ = 0;
 };
 
 TEST_F(StagedPipeline, EverySourceKindTakesItsRouteAndMatches) {
