@@ -17,11 +17,16 @@
 //   on its home stream by events, where its done event is recorded and the
 //   caller's hand-off stream waits.
 //   completion thread: waits for each batch's done event, adds the
-//   statistics, gives its place in flight back, runs the callback (never
-//   under a ferry lock).
+//   statistics, gives its place in flight back, runs the completion hook
+//   (never under a ferry lock).
 //
 // Destruction (the context's): new submits are refused, batches in flight
 // finish, their handles go invalid (see batch.h), then the threads stop.
+//
+// One file per phase: stager_submit.cpp (validate, route, plan, allocate,
+// launch), stager_run.cpp (chunk running), stager_complete.cpp (completion),
+// stager_observe.cpp (wait, query, stream_wait, release), stager.cpp
+// (construction, threads, destruction); batch.cpp is the Batch's own life.
 //
 // Every public method is thread-safe.
 #pragma once

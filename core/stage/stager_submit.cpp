@@ -1,0 +1,214 @@
+// Stager's submit phase: validate, route, plan, allocate (prepare), then
+// start the work (launch).
+#include <algorithm>
+
+#include "core/checked_math.h"
+#include "core/enum_field.h"
+#include "core/error.h"
+#include "core/stage/stager.h"
+
+namespace ferry::core {
+namespace {
+
+// Gives a place in flight back unless dismissed (submit failed before launch).
+class GatePlace {
+ public:
+  explicit GatePlace(InFlightGate& gate) : gate_(&gate) {}
+  ~GatePlace() {
+    if (gate_ != nullptr) gate_->leave();
+  }
+  void dismiss() noexcept { gate_ = nullptr; }
+
+ private:
+  InFlightGate* gate_;
+};
+
+}  // namespace
+
+std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
+                                       const Transform& transform, const OutputDesc* output,
+                                       const SubmitOptions& options) {
+  checked_enum_field(options.source_policy, {SourcePolicy::Auto, SourcePolicy::Stage, SourcePolicy::Register},
+                     "options->source_policy",
+                     "FERRY_SOURCE_AUTO (0), FERRY_SOURCE_STAGE (1) or FERRY_SOURCE_REGISTER (2)");
+  FERRY_EXPECT(options.priority >= 0, Status::InvalidArgument, "options->priority is ", options.priority,
+               ": must be 0 (normal) or positive (high)");
+  auto batch = std::make_shared<Batch>(link_);
+  Batch& b = *batch;
+  b.plan = make_convert_plan(source, transform, output);
+  take_unreleased_slot(b);  // given back by release or abandon, or below if prepare fails
+  struct SlotGuard {
+    Stager& stager;
+    Batch& batch;
+    bool keep = false;
+    ~SlotGuard() {
+      if (!keep) stager.give_unreleased_slot_back(batch);
+    }
+  } slot{*this, b};
+  b.view = source_view_of(b.plan, source);
+  if (b.plan.source_has_samples) {
+    const auto n = static_cast<std::size_t>(b.plan.n);
+    b.sample_pointers.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      b.sample_pointers[i] = static_cast<const std::uint8_t*>(source.samples[i]);
+      FERRY_EXPECT(b.sample_pointers[i] != nullptr, Status::InvalidArgument, "source.samples[", i,
+                   "] is NULL (source.n is ", b.plan.n, ")");
+    }
+    b.view.samples = b.sample_pointers.data();
+  }
+  if (output != nullptr)
+    FERRY_EXPECT(output->data != nullptr, Status::InvalidArgument,
+                 "output->data is NULL: pass output = NULL to have ferry allocate the output");
+  b.layout = sample_layout_of(b.plan);
+  b.input_bytes = checked_mul(static_cast<std::uint64_t>(b.plan.n), b.layout.packed_bytes, "source bytes");
+  b.short_path = b.input_bytes <= kShortPathBytes;
+  b.priority = options.priority;
+  b.on_complete = options.on_complete;
+  b.has_handoff = options.has_handoff;
+  b.handoff_stream = options.handoff_stream;
+  if (b.has_handoff) b.consumers.push_back(b.handoff_stream);  // it reads the output: the release waits for it
+
+  const bool block = parts_.options.submit_nonblocking == 0 && !on_completion_thread();
+  if (!gate_.enter(block))
+    fail(Status::Busy, "ctx has ", gate_.max_in_flight(),
+         " batches in flight (options->max_batches_in_flight): ",
+         on_completion_thread() ? "a submit from a completion callback never waits for a place"
+                                 : "the context was created with submit_nonblocking");
+  GatePlace place(gate_);
+  DeviceScope scope(runtime_);
+  classify(b, options.source_policy);
+  try {
+    plan_streams(b, options.chunk_bytes);
+    allocate_output(b, output);
+  } catch (...) {
+    unpin_source(b);
+    throw;
+  }
+  b.info = tensor_desc_of(b.plan, b.output, parts_.kind, parts_.kind == DeviceKind::Cuda ? parts_.device_index : -1);
+  place.dismiss();
+  b.holds_place = true;
+  slot.keep = true;
+  return batch;
+}
+
+void Stager::take_unreleased_slot(Batch& b) {
+  const auto limit = static_cast<std::uint64_t>(parts_.options.max_unreleased_batches);
+  if (unreleased_.fetch_add(1, std::memory_order_relaxed) >= limit) {
+    unreleased_.fetch_sub(1, std::memory_order_relaxed);
+    fail(Status::OutOfMemory, "ctx holds ", limit,
+         " batches that were submitted and not released (options->max_unreleased_batches): each holds its "
+         "output and bookkeeping until ferry_batch_release; release the batches you are done with");
+  }
+  b.holds_unreleased_slot = true;
+}
+
+void Stager::give_unreleased_slot_back(Batch& b) noexcept {
+  if (b.holds_unreleased_slot.exchange(false)) unreleased_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void Stager::classify(Batch& b, SourcePolicy policy) {
+  if (parts_.convert_on_host) {
+    b.route = BatchRoute::kConvertOnHost;
+    return;
+  }
+  b.route = BatchRoute::kStaged;
+  // Only sources a DMA copy can read as rows go directly; the rest is packed on the host.
+  if (policy == SourcePolicy::Stage || !b.layout.is_rows()) return;
+  std::vector<std::pair<const void*, std::size_t>> ranges;
+  const std::size_t extent = static_cast<std::size_t>(b.plan.source_extent);
+  if (b.plan.source_has_samples) {
+    for (const std::uint8_t* p : b.sample_pointers) ranges.emplace_back(p, extent);
+  } else {
+    ranges.emplace_back(b.view.base, extent);
+  }
+  HostRegistry& registry = memory_.registry();
+  for (const auto& [ptr, bytes] : ranges) {
+    if (memory_.is_ferry_pinned(ptr, bytes)) continue;
+    if (registry.pin_if_registered(ptr, bytes) ||
+        (policy == SourcePolicy::Register && registry.lookup_or_register(ptr, bytes, true))) {
+      b.pinned_ranges.emplace_back(ptr, bytes);
+      continue;
+    }
+    const HostMemoryKind first = runtime_.pointer_kind(ptr);
+    const HostMemoryKind last = runtime_.pointer_kind(static_cast<const std::uint8_t*>(ptr) + bytes - 1);
+    if (first != HostMemoryKind::kPageable && first == last) continue;
+    unpin_source(b);  // one pageable range: the whole batch is staged
+    return;
+  }
+  b.route = BatchRoute::kDirect;
+}
+
+void Stager::plan_streams(Batch& b, std::uint64_t chunk_option) {
+  std::uint64_t chunk_bytes = choose_chunk_bytes(chunk_option, parts_.options.chunk_bytes,
+                                                 b.route == BatchRoute::kDirect, parts_.kind == DeviceKind::Cuda);
+  // Staged chunks are double-buffered at least: the ring holds two of them.
+  if (b.route == BatchRoute::kStaged) chunk_bytes = std::min(chunk_bytes, ring_->max_bytes() / 2);
+  const std::vector<Chunk> chunks = plan_chunks(b.plan.n, b.layout.packed_bytes, chunk_bytes);
+  const bool high = b.priority > 0;
+  const std::size_t ticket = streams_.take(high, chunks.size());
+  b.chunks.resize(chunks.size());
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    ChunkWork& w = b.chunks[k];
+    w.chunk = chunks[k];
+    w.stream_index = streams_.index(high, ticket + k);
+    w.stream = streams_.at(w.stream_index);
+  }
+  b.home_index = b.chunks.front().stream_index;
+  b.home_stream = b.chunks.front().stream;
+}
+
+void Stager::allocate_output(Batch& b, const OutputDesc* output) {
+  if (output != nullptr) {
+    b.output = output->data;
+  } else {
+    DeviceCache& cache = memory_.device_cache();
+    b.output = cache.allocate(static_cast<std::size_t>(b.plan.out_extent), b.home_stream);
+    try {
+      b.output_block = std::make_shared<OutputBlock>(output_home_, b.output, b.home_stream);
+    } catch (...) {
+      cache.free(b.output, b.home_stream);
+      b.output = nullptr;
+      throw;
+    }
+    b.owns_output = true;
+  }
+  if (!runtime_.has_streams() || b.route == BatchRoute::kConvertOnHost) return;
+  if (!b.has_handoff && (!b.owns_output || b.chunks.size() == 1)) return;  // nothing runs off the home stream
+  // Chunks on other streams start after the home stream's allocation and after
+  // the work the caller queued on its hand-off stream so far (it may still
+  // read a destination the caller reuses).
+  b.entry_event = memory_.event_pool().acquire();
+  if (b.has_handoff) {
+    runtime_.event_record(b.entry_event, b.handoff_stream);
+    runtime_.stream_wait(b.home_stream, b.entry_event);
+  }
+  runtime_.event_record(b.entry_event, b.home_stream);
+}
+
+void Stager::launch(const std::shared_ptr<Batch>& batch) noexcept {
+  Batch& b = *batch;
+  b.launched = true;
+  counters_.batches_submitted.fetch_add(1, std::memory_order_relaxed);
+  counters_.input_bytes.fetch_add(b.input_bytes, std::memory_order_relaxed);
+  if (b.route == BatchRoute::kDirect || b.short_path) {
+    run(b);  // no hand-off: queuing DMA from pinned memory, or a small copy, is faster here
+    return;
+  }
+  try {
+    to_stage_.push(batch, b.priority);
+  } catch (...) {
+    run(b);  // no memory for the queue: do the work here rather than lose it
+    return;
+  }
+  if (b.has_handoff && runtime_.has_streams()) {
+    // A hand-off stream must wait for the batch from the moment submit
+    // returns: CUDA's cudaStreamWaitEvent only sees records made before it,
+    // so the host waits here until the staging thread has queued every chunk
+    // and the stream's wait on the done event (the DMA and kernels still run
+    // asynchronously).
+    std::unique_lock<std::mutex> lock(b.mutex);
+    b.changed.wait(lock, [&] { return b.phase != BatchPhase::kRunning; });
+  }
+}
+
+}  // namespace ferry::core
