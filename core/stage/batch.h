@@ -51,7 +51,14 @@ enum class BatchRoute {
   kStaged,         // pageable source: gathered into the pinned ring, then copied
 };
 
-enum class BatchPhase { kRunning, kEnqueued, kFinished };
+// How far a batch's work has come; it only ever moves forward.
+//   kRunning   submitted: chunks are being gathered and queued
+//   kGathered  every chunk has been read from the source (staged into pinned
+//              memory, or its DMA queued), or the batch failed on the way
+//   kEnqueued  every chunk's copy and kernel is queued (the done event exists),
+//              or the batch failed before
+//   kFinished  the completion thread has seen the batch complete: final
+enum class BatchStage { kRunning, kGathered, kEnqueued, kFinished };
 
 struct ChunkWork {
   Chunk chunk;
@@ -107,9 +114,7 @@ class Batch : public std::enable_shared_from_this<Batch> {
   // --- state, under mutex ---
   std::mutex mutex;
   std::condition_variable changed;
-  BatchPhase phase = BatchPhase::kRunning;
   std::optional<Error> error;
-  bool gathered = false;        // staged route: every chunk is in pinned memory
   bool released = false;        // the handle was released
   bool detached = false;        // the context is gone
   bool resources_freed = false;
@@ -124,8 +129,22 @@ class Batch : public std::enable_shared_from_this<Batch> {
     if (!error) error = e;
   }
 
+  // The stage, under mutex. advance_locked moves forward only, never back, and
+  // wakes whoever waits; wait_locked sleeps on `changed` until `s` is reached.
+  BatchStage stage_locked() const noexcept { return stage_; }
+  bool reached_locked(BatchStage s) const noexcept { return stage_ >= s; }
+  void advance_locked(BatchStage s) noexcept {
+    if (stage_ >= s) return;
+    stage_ = s;
+    changed.notify_all();
+  }
+  void wait_locked(std::unique_lock<std::mutex>& lock, BatchStage s) {
+    changed.wait(lock, [&] { return stage_ >= s; });
+  }
+
  private:
   std::shared_ptr<StagerLink> link_;
+  BatchStage stage_ = BatchStage::kRunning;  // under mutex
 };
 
 }  // namespace ferry::core

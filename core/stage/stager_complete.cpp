@@ -46,8 +46,7 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
   bool released = false;
   {
     std::lock_guard<std::mutex> lock(b.mutex);
-    b.phase = BatchPhase::kFinished;
-    b.gathered = true;
+    b.advance_locked(BatchStage::kFinished);
     status = b.error ? b.error->status() : Status::Ok;
     released = b.released;
   }
@@ -72,7 +71,7 @@ void Stager::abandon(const std::shared_ptr<Batch>& batch) noexcept {
     std::lock_guard<std::mutex> lock(batch->mutex);
     batch->fail_locked(Error(Status::OutOfMemory, "the batch could not be given a handle"));
     batch->released = true;
-    batch->phase = BatchPhase::kEnqueued;
+    batch->advance_locked(BatchStage::kEnqueued);
   }
   finish(batch);  // nothing was queued: completes at once, gives the place and the memory back
 }

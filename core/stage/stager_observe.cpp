@@ -24,7 +24,7 @@ void expect_usable(const Batch& b) {
 void Stager::wait(Batch& b) {
   std::unique_lock<std::mutex> lock(b.mutex);
   expect_usable(b);
-  b.changed.wait(lock, [&] { return b.phase != BatchPhase::kRunning; });
+  b.wait_locked(lock, BatchStage::kEnqueued);
   if (b.route == BatchRoute::kConvertOnHost && !b.error) {
     // Converted on the host: the work is done once queued (Enqueued); no need
     // to wait for the completion thread's bookkeeping.
@@ -32,7 +32,7 @@ void Stager::wait(Batch& b) {
     observed_complete(b);
     return;
   }
-  if (b.phase == BatchPhase::kEnqueued && !b.error && b.done_event != nullptr && runtime_.has_streams()) {
+  if (b.stage_locked() == BatchStage::kEnqueued && !b.error && b.done_event != nullptr && runtime_.has_streams()) {
     // Straight on the done event: the caller wakes when the GPU is done, not
     // when the completion thread has got round to it.
     const EventHandle done = b.done_event;
@@ -55,18 +55,18 @@ void Stager::wait(Batch& b) {
       return;
     }
   }
-  b.changed.wait(lock, [&] { return b.phase == BatchPhase::kFinished; });
+  b.wait_locked(lock, BatchStage::kFinished);
   throw_if_failed(b);
 }
 
 bool Stager::query(Batch& b) {
   std::lock_guard<std::mutex> lock(b.mutex);
   expect_usable(b);
-  if (b.phase == BatchPhase::kFinished) {
+  if (b.reached_locked(BatchStage::kFinished)) {
     throw_if_failed(b);
     return true;
   }
-  if (b.phase == BatchPhase::kRunning || b.error) return false;
+  if (!b.reached_locked(BatchStage::kEnqueued) || b.error) return false;
   if (b.route == BatchRoute::kConvertOnHost) {
     observed_complete(b);
     return true;
@@ -87,9 +87,9 @@ void Stager::stream_wait(Batch& b, StreamHandle stream) {
   expect_usable(b);
   // The done event exists once every chunk is queued (for a staged batch, once
   // it is gathered): until then this waits on the host.
-  b.changed.wait(lock, [&] { return b.phase != BatchPhase::kRunning; });
+  b.wait_locked(lock, BatchStage::kEnqueued);
   if (b.error) {
-    b.changed.wait(lock, [&] { return b.phase == BatchPhase::kFinished; });
+    b.wait_locked(lock, BatchStage::kFinished);
     throw_if_failed(b);
   }
   DeviceScope scope(runtime_);
@@ -101,16 +101,16 @@ void Stager::stream_wait(Batch& b, StreamHandle stream) {
 bool Stager::source_reusable(Batch& b) {
   std::lock_guard<std::mutex> lock(b.mutex);
   expect_usable(b);
-  if (b.phase == BatchPhase::kFinished) return true;
+  if (b.reached_locked(BatchStage::kFinished)) return true;
   switch (b.route) {
     case BatchRoute::kConvertOnHost:
-      return b.phase != BatchPhase::kRunning && !b.error;  // converted: nothing reads the source any more
+      return b.reached_locked(BatchStage::kEnqueued) && !b.error;  // converted: nothing reads the source any more
     case BatchRoute::kStaged:
-      return b.gathered;
+      return b.reached_locked(BatchStage::kGathered);
     case BatchRoute::kDirect:
       break;
   }
-  if (b.phase == BatchPhase::kRunning || b.error) return false;
+  if (!b.reached_locked(BatchStage::kEnqueued) || b.error) return false;
   DeviceScope scope(runtime_);
   for (const ChunkWork& w : b.chunks)
     if (w.queued && !runtime_.event_query(w.copied != nullptr ? w.copied : w.done)) return false;
@@ -121,14 +121,14 @@ void Stager::wait_source(Batch& b) {
   std::unique_lock<std::mutex> lock(b.mutex);
   expect_usable(b);
   if (b.route == BatchRoute::kStaged) {
-    b.changed.wait(lock, [&] { return b.gathered; });
+    b.wait_locked(lock, BatchStage::kGathered);
     if (!b.error) return;
   } else if (b.route == BatchRoute::kConvertOnHost) {
-    b.changed.wait(lock, [&] { return b.phase != BatchPhase::kRunning; });
+    b.wait_locked(lock, BatchStage::kEnqueued);
     if (!b.error) return;
   } else if (b.route == BatchRoute::kDirect) {
-    b.changed.wait(lock, [&] { return b.phase != BatchPhase::kRunning; });
-    if (!b.error && b.phase == BatchPhase::kEnqueued) {
+    b.wait_locked(lock, BatchStage::kEnqueued);
+    if (!b.error && b.stage_locked() == BatchStage::kEnqueued) {
       ++b.event_users;
       lock.unlock();
       std::optional<Error> failure;
@@ -146,7 +146,7 @@ void Stager::wait_source(Batch& b) {
       return;
     }
   }
-  b.changed.wait(lock, [&] { return b.phase == BatchPhase::kFinished; });
+  b.wait_locked(lock, BatchStage::kFinished);
   throw_if_failed(b);
 }
 
@@ -156,7 +156,7 @@ void Stager::release(Batch& b) {
   {
     std::lock_guard<std::mutex> lock(b.mutex);
     b.released = true;
-    finished = b.phase == BatchPhase::kFinished;
+    finished = b.reached_locked(BatchStage::kFinished);
   }
   if (finished) {
     std::lock_guard<std::mutex> lock(link_->mutex);

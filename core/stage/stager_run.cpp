@@ -48,7 +48,7 @@ void Stager::run(Batch& b) {
   }
   {
     std::lock_guard<std::mutex> lock(b.mutex);
-    b.gathered = true;  // every staged chunk is in pinned memory (or the batch failed)
+    b.advance_locked(BatchStage::kGathered);  // every chunk read from the source (or the batch failed)
   }
   b.changed.notify_all();
   join(b);
@@ -249,7 +249,7 @@ void Stager::join(Batch& b) {
   }
   {
     std::lock_guard<std::mutex> lock(b.mutex);
-    b.phase = BatchPhase::kEnqueued;
+    b.advance_locked(BatchStage::kEnqueued);
   }
   b.changed.notify_all();
   // The completion thread holds a reference from here on; the caller's may go.

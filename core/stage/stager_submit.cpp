@@ -207,7 +207,7 @@ void Stager::launch(const std::shared_ptr<Batch>& batch) noexcept {
     // and the stream's wait on the done event (the DMA and kernels still run
     // asynchronously).
     std::unique_lock<std::mutex> lock(b.mutex);
-    b.changed.wait(lock, [&] { return b.phase != BatchPhase::kRunning; });
+    b.wait_locked(lock, BatchStage::kEnqueued);
   }
 }
 

@@ -256,7 +256,7 @@ TEST_F(StagedPipeline, DestroyedWithBatchesInFlightWaitsForThem) {
   stager_->release(*batches[0]);
   stager_.reset();  // waits for all four, then detaches them
   for (auto& b : batches) {
-    EXPECT_EQ(b->phase, core::BatchPhase::kFinished);
+    EXPECT_EQ(b->stage_locked(), core::BatchStage::kFinished);
     EXPECT_TRUE(b->detached);
     EXPECT_THROW(core::StagerUse use(*b), Error);
   }
