@@ -39,6 +39,11 @@ template <typename... Parts>
   throw Error(status, out.str());
 }
 
+// The exception being handled, as an Error: itself if it is one; host memory
+// exhausted (std::bad_alloc) is Status::OutOfMemory; anything else is
+// Status::Internal with its message. Call only inside a catch block.
+Error error_of_current_exception() noexcept;
+
 }  // namespace ferry
 
 // Throws ferry::Error(status, message parts...) unless cond holds.

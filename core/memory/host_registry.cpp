@@ -83,8 +83,9 @@ HostRegistry::Map::iterator HostRegistry::insert(std::uintptr_t start, std::uint
   Entry e;
   e.start = start;
   e.end = end;
-  e.page_lo = start & ~(static_cast<std::uintptr_t>(page_) - 1);
-  e.page_hi = ((end - 1) | (static_cast<std::uintptr_t>(page_) - 1)) + 1;  // callers checked: no wrap
+  const PageSpan pages = pages_of(start, end);  // callers checked: no wrap
+  e.page_lo = pages.lo;
+  e.page_hi = pages.hi;
   e.is_explicit = is_explicit;
   try {
     auto it = entries_.emplace(e.page_lo, e).first;
@@ -119,10 +120,9 @@ void HostRegistry::register_explicit(const void* ptr, std::size_t bytes) {
   FERRY_EXPECT(fits_address_space(start, bytes, page_), Status::Overflow, "bytes is ", bytes, ": ptr (", ptr,
                ") + bytes runs past the end of the address space");
   const std::uintptr_t end = start + bytes;
-  const std::uintptr_t lo = start & ~(static_cast<std::uintptr_t>(page_) - 1);
-  const std::uintptr_t hi = ((end - 1) | (static_cast<std::uintptr_t>(page_) - 1)) + 1;
+  const PageSpan pages = pages_of(start, end);
   std::lock_guard<std::mutex> lock(mutex_);
-  const auto over = overlapping(lo, hi);
+  const auto over = overlapping(pages.lo, pages.hi);
   for (auto it : over)
     FERRY_EXPECT(!it->second.is_explicit, Status::AlreadyExists, "ptr is ", ptr, ", bytes is ", bytes,
                  ": the range shares memory pages with the registration [", as_ptr(it->second.start), ", +",
@@ -164,9 +164,8 @@ bool HostRegistry::lookup_or_register(const void* ptr, std::size_t bytes, bool p
   }
   misses_.fetch_add(1, std::memory_order_relaxed);
   if (bytes > cap_) return false;
-  const std::uintptr_t lo = start & ~(static_cast<std::uintptr_t>(page_) - 1);
-  const std::uintptr_t hi = ((end - 1) | (static_cast<std::uintptr_t>(page_) - 1)) + 1;
-  const auto over = overlapping(lo, hi);
+  const PageSpan pages = pages_of(start, end);
+  const auto over = overlapping(pages.lo, pages.hi);
   for (auto it : over)
     if (it->second.is_explicit || it->second.pins != 0) return false;
   for (auto it : over) erase(it);  // older, smaller or stale registrations of these pages

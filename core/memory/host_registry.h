@@ -83,6 +83,14 @@ class HostRegistry {
   };
   using Map = std::map<std::uintptr_t, Entry>;  // by page_lo; page ranges never overlap
 
+  // The whole pages [lo, hi) that [start, end) touches (CUDA registers pages).
+  struct PageSpan {
+    std::uintptr_t lo, hi;
+  };
+  PageSpan pages_of(std::uintptr_t start, std::uintptr_t end) const noexcept {
+    const auto mask = static_cast<std::uintptr_t>(page_) - 1;
+    return {start & ~mask, ((end - 1) | mask) + 1};
+  }
   std::vector<Map::iterator> overlapping(std::uintptr_t page_lo, std::uintptr_t page_hi);
   Map::iterator containing(std::uintptr_t start, std::uintptr_t end);
   Map::const_iterator containing(std::uintptr_t start, std::uintptr_t end) const;

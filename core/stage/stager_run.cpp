@@ -20,21 +20,6 @@ std::uint64_t ns_since(Clock::time_point start) {
 // 256 KiB: a 12.8 MB chunk is 50 pieces, so 8 threads end within a piece of each other.
 constexpr std::uint64_t kGatherPieceBytes = std::uint64_t{256} << 10;
 
-Error error_of_current_exception() {
-  try {
-    throw;
-  } catch (const Error& e) {
-    return e;
-  } catch (const std::bad_alloc&) {
-    return Error(Status::OutOfMemory, "host memory exhausted (std::bad_alloc) while running the batch");
-  } catch (const std::exception& e) {
-    return Error(Status::Internal, e.what());
-  } catch (...) {
-    return Error(Status::Internal, "unknown exception while running the batch");
-  }
-}
-
-
 }  // namespace
 
 void Stager::run(Batch& b) {
