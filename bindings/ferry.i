@@ -109,8 +109,10 @@
 %immutable ferry_tensor_info::bytes;
 
 %include "ferry/common.h"
+%include "ferry/device.h"
 %include "ferry/context.h"
 %include "ferry/memory.h"
+%include "ferry/stats.h"
 %include "ferry/transform.h"
 %include "ferry/batch.h"
 
@@ -143,10 +145,10 @@ ferry_device_properties* device_properties(int device) {
   ferry_binding::check(status);
   return props;
 }
-/* ferry_transform_output_info(): the packed output a source and transform give. */
+/* ferry_transform_describe_output(): the packed output a source and transform give. */
 ferry_tensor_info* transform_output_info(const ferry_source* source, const ferry_transform* transform) {
   ferry_tensor_info* info = ferry_binding::new_struct(ferry_tensor_info_init);
-  ferry_status status = ferry_transform_output_info(info, source, transform);
+  ferry_status status = ferry_transform_describe_output(info, source, transform);
   if (status != FERRY_OK) std::free(info);
   ferry_binding::check(status);
   return info;

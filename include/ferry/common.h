@@ -1,5 +1,20 @@
 /* ferry: common definitions of the C ABI.
  *
+ * Names, one scheme for every header:
+ * - Functions are ferry_<module>_<verb>[_<object>], the module being the
+ *   header that declares them: ferry_device_get_properties (device.h),
+ *   ferry_context_create (context.h), ferry_memory_alloc_host (memory.h),
+ *   ferry_stats_get (stats.h), ferry_transform_apply (transform.h),
+ *   ferry_batch_describe_output (batch.h), ferry_tensor_retain (tensor.h).
+ * - A struct's init function is <struct>_init, whichever header declares it:
+ *   ferry_source_init, ferry_submit_options_init.
+ * - This header's four functions are the library's own, not a module's, and
+ *   keep their names in every version: a loader of any ferry resolves
+ *   ferry_version first to learn which ABI it got, and ferry_last_error to say
+ *   why something failed.
+ * - Types are ferry_<name>, handles ferry_<name>_t, macros and enum values
+ *   FERRY_<NAME>. Names changed in 0.2: see CHANGELOG.md.
+ *
  * Conventions, for every ferry_* function:
  * - It returns a ferry_status. FERRY_OK is 0; anything else is an error, and
  *   ferry_last_error() then holds a message for the calling thread that names
@@ -8,15 +23,17 @@
  *   left untouched unless the function says otherwise.
  * - Option and descriptor structs begin with `size_t struct_size` and are
  *   filled by their _init(out, sizeof *out) function before use. They only
- *   ever grow at the end: an older caller's smaller struct is accepted, a newer
- *   caller's larger one too if the bytes this library does not know are zero.
+ *   ever grow at the end: an older caller's smaller struct is accepted at the
+ *   size of a released layout, a newer caller's larger one too if the bytes
+ *   this library does not know are zero.
  * - Handles are opaque. A NULL, destroyed, released or foreign handle gives
  *   FERRY_ERR_INVALID_HANDLE, never undefined behaviour (handles are ids that
  *   are never reused, not pointers to freed memory).
  * - No C++ exception crosses the ABI.
- * - `void* stream` arguments are cudaStream_t values; NULL is CUDA's legacy
- *   default stream. On the CPU backend streams are accepted and ignored (all
- *   work is complete when the call returns, unless the call says otherwise).
+ * - Streams are ferry_cuda_stream values (a cudaStream_t, CUstream); NULL is
+ *   CUDA's legacy default stream. On the CPU backend streams are accepted and
+ *   ignored (all work is complete when the call returns, unless the call says
+ *   otherwise).
  */
 #ifndef FERRY_COMMON_H
 #define FERRY_COMMON_H
@@ -25,11 +42,15 @@
 #include <stdint.h>
 
 #define FERRY_VERSION_MAJOR 0
-#define FERRY_VERSION_MINOR 1
+#define FERRY_VERSION_MINOR 2
 #define FERRY_VERSION_PATCH 0
 /* major * 10000 + minor * 100 + patch, as ferry_version() returns it. */
 #define FERRY_VERSION_NUMBER \
   (FERRY_VERSION_MAJOR * 10000 + FERRY_VERSION_MINOR * 100 + FERRY_VERSION_PATCH)
+/* The shared library's soname, for dlopen. Versions with the same ABI share
+ * it: the same major, and while 0.x the same minor too (a 0.x minor release
+ * may break the ABI). */
+#define FERRY_SONAME "libferry.so.0.2"
 
 #if defined(FERRY_STATIC_DEFINE)
 #define FERRY_API

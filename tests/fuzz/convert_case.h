@@ -151,7 +151,7 @@ struct ConvertCase {
   Api api = Api::convert;
   int context_index = 0;
   SourceMemory memory = SourceMemory::pageable;
-  void* stream = nullptr;  // ferry_convert's stream argument (ignored on the CPU)
+  void* stream = nullptr;  // ferry_transform_apply's stream argument (ignored on the CPU)
 
   // The structs as the caller filled them (full size).
   ferry_source source{};

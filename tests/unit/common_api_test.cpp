@@ -9,7 +9,7 @@
 TEST(CommonApi, VersionMatchesHeader) {
   EXPECT_EQ(ferry_version(), FERRY_VERSION_NUMBER);
   const std::string text = ferry_version_string();
-  EXPECT_EQ(text.rfind("0.1.0", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("0.2.0", 0), 0u) << text;
 }
 
 TEST(CommonApi, EveryStatusHasAName) {

@@ -106,7 +106,7 @@ TEST_F(StageErrors, NullArguments) {
   EXPECT_EQ(ferry_batch_wait(nullptr), FERRY_ERR_INVALID_HANDLE);
   EXPECT_EQ(ferry_batch_query(nullptr), FERRY_ERR_INVALID_HANDLE);
   int reusable = 0;
-  EXPECT_EQ(ferry_batch_source_reusable(&reusable, nullptr), FERRY_ERR_INVALID_HANDLE);
+  EXPECT_EQ(ferry_batch_query_source(&reusable, nullptr), FERRY_ERR_INVALID_HANDLE);
   EXPECT_EQ(ferry_batch_release(nullptr), FERRY_OK);
   // A context handle is not a batch handle.
   EXPECT_EQ(ferry_batch_wait(reinterpret_cast<ferry_batch_t>(ctx_)), FERRY_ERR_INVALID_HANDLE);
@@ -122,8 +122,8 @@ TEST_F(StageErrors, ReleaseTwiceAndUseAfterRelease) {
   EXPECT_EQ(ferry_batch_query(b), FERRY_ERR_INVALID_HANDLE);
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  EXPECT_EQ(ferry_batch_output(&info, b), FERRY_ERR_INVALID_HANDLE);
-  EXPECT_EQ(ferry_batch_stream_wait(b, nullptr), FERRY_ERR_INVALID_HANDLE);
+  EXPECT_EQ(ferry_batch_describe_output(&info, b), FERRY_ERR_INVALID_HANDLE);
+  EXPECT_EQ(ferry_batch_handoff(b, nullptr), FERRY_ERR_INVALID_HANDLE);
   expect_still_usable();
 }
 

@@ -52,21 +52,24 @@ public class SourceTooSmallException : FerryException { public SourceTooSmallExc
 /// <summary>A bug in ferry: please report the message.</summary>
 public class InternalException : FerryException { public InternalException(string m) : base(Status.ErrInternal, m) {} }
 
-/// <summary>Checks at load that the native library has this assembly's major version and at
-/// least its minor version; a missing library gives a DllNotFoundException that says what to do.</summary>
+/// <summary>Checks at load that the native library has this assembly's ABI (the same major, while
+/// 0.x the same minor too) and at least its version; a missing library gives a
+/// DllNotFoundException that says what to do.</summary>
 static class VersionCheck {
   internal static bool Run() {
     int found;
     try {
       found = LibraryPINVOKE.Version();
     } catch (DllNotFoundException e) {
-      throw new DllNotFoundException("ferry: cannot load libferry_csharp.so (and libferry.so.0). Put them "
+      throw new DllNotFoundException("ferry: cannot load libferry_csharp.so (and libferry). Put them "
           + "next to Ferry.dll or on LD_LIBRARY_PATH (Unity: Assets/Plugins/x86_64). " + e.Message, e);
     }
     int built = Library.FERRY_VERSION_NUMBER;
-    if (found / 10000 != built / 10000 || found < built) {
+    bool sameAbi = found / 10000 == built / 10000 && (built >= 10000 || found / 100 == built / 100);
+    if (!sameAbi || found < built) {
+      string series = built >= 10000 ? (built / 10000) + ".x" : "0." + (built / 100) + ".x";
       throw new DllNotFoundException("ferry: the loaded libferry is version " + found
-          + ", this assembly needs " + (built / 10000) + ".x at least " + built);
+          + ", this assembly needs " + series + " at least " + built);
     }
     return true;
   }

@@ -34,7 +34,7 @@ public class FerryTests {
   [Test]
   public void VersionMatchesTheHeader() {
     Assert.AreEqual(Library.FERRY_VERSION_NUMBER, Library.Version());
-    StringAssert.StartsWith("0.1.0", Library.VersionString());
+    StringAssert.StartsWith("0.2.0", Library.VersionString());
     Assert.AreEqual("FERRY_ERR_INVALID_HANDLE", Library.StatusString(Status.ErrInvalidHandle));
   }
 

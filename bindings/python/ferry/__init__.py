@@ -38,11 +38,17 @@ def version_string() -> str:
     return _swig.version_string()
 
 
+def _abi(number: int) -> str:
+    """The ABI series of a version number: "1.x" from 1.0 on, "0.2.x" while 0.x
+    (a 0.x minor release may break the ABI)."""
+    return f"{number // 10000}.x" if number >= 10000 else f"0.{number // 100}.x"
+
+
 def _check_version() -> None:
     loaded = version()
-    if loaded // 10000 != HEADER_VERSION // 10000 or loaded < HEADER_VERSION:
+    if _abi(loaded) != _abi(HEADER_VERSION) or loaded < HEADER_VERSION:
         raise ImportError(f"ferry: the loaded libferry is version {loaded}, this binding needs "
-                          f"{HEADER_VERSION // 10000}.x at least {HEADER_VERSION}")
+                          f"{_abi(HEADER_VERSION)} at least {HEADER_VERSION}")
 
 
 _check_version()

@@ -27,7 +27,7 @@ class FerryTest {
   @Test
   void versionMatchesTheHeader() {
     assertEquals(FerryConstants.FERRY_VERSION_NUMBER, Ferry.version());
-    assertTrue(Ferry.versionString().startsWith("0.1.0"));
+    assertTrue(Ferry.versionString().startsWith("0.2.0"));
     assertEquals("FERRY_ERR_INVALID_HANDLE", Ferry.statusString(Status.ERR_INVALID_HANDLE));
   }
 
