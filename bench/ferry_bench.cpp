@@ -246,7 +246,8 @@ struct Bench {
       const ferry_source src = make_source(opt.shape, sources[next++ % sources.size()]);
       ferry_batch_t b = nullptr;
       check(ferry_batch_submit(&b, ctx, &src, &transform, nullptr, &so), "ferry_batch_submit");
-      if (timed && gpu) check(ferry_batch_handoff(b, base->timing_stream()), "ferry_batch_handoff");
+      if (timed && gpu)
+        check(ferry_batch_handoff(b, static_cast<ferry_cuda_stream>(base->timing_stream())), "ferry_batch_handoff");
       in_flight.push_back(b);
       if (in_flight.size() > 4) {
         check(ferry_batch_wait(in_flight.front()), "ferry_batch_wait");

@@ -59,7 +59,7 @@ ferry_context_t make_context(ferry_device_kind kind) {
 
 ferry_context_t g_cpu = nullptr;
 ferry_context_t g_gpu = nullptr;
-void* g_caller_stream = nullptr;
+ferry_cuda_stream g_caller_stream = nullptr;
 
 void check(ferry_status s, benchmark::State& state) {
   if (s != FERRY_OK) state.SkipWithError(ferry_last_error());
@@ -94,7 +94,7 @@ class MissCounter {
   uint64_t before_ = 0;
 };
 
-void ferry_device(benchmark::State& state, ferry_context_t ctx, void* stream) {
+void ferry_device(benchmark::State& state, ferry_context_t ctx, ferry_cuda_stream stream) {
   const auto bytes = static_cast<size_t>(state.range(0));
   void* warm = nullptr;  // the first allocation of a size is a miss; steady state is what counts
   check(ferry_memory_alloc_device(&warm, ctx, bytes, stream), state);
@@ -145,7 +145,7 @@ void cuda_malloc(benchmark::State& state) {
 
 void cuda_malloc_async(benchmark::State& state) {
   const auto bytes = static_cast<size_t>(state.range(0));
-  auto stream = static_cast<cudaStream_t>(g_caller_stream);
+  cudaStream_t stream = g_caller_stream;
   for (auto _ : state) {
     void* p = nullptr;
     if (cudaMallocAsync(&p, bytes, stream) != cudaSuccess) {

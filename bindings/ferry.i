@@ -11,8 +11,10 @@
  *   struct's _init (so struct_size and the defaults are always right).
  * - every non-OK status as the language's exception for that status, with
  *   ferry_last_error()'s message (FERRY_BINDING_RAISE, from the language file).
- * - every `void*` (host, pinned, device pointers, cudaStream_t) as an integer
- *   address in the language (Python int, Java long, C# IntPtr).
+ * - every `void*` (host, pinned, device pointers) and ferry_cuda_stream (a
+ *   cudaStream_t) as an integer address in the language (Python int, Java
+ *   long, C# IntPtr): a stream from another library passes as its handle's
+ *   value (torch.cuda.Stream.cuda_stream, CuPy's Stream.ptr).
  *
  * Every function of the C header is reachable: the raw ferry_* functions are
  * hidden and offered as methods (see the table at the end of this file). */
@@ -55,6 +57,8 @@
 #elif defined(SWIGCSHARP)
 %include "ferry_csharp.i"
 #endif
+/* A stream is an address like any other: the language's void* typemaps. */
+%apply void* { ferry_cuda_stream };
 
 /* ---- names ------------------------------------------------------------- */
 %rename(Status) ferry_status;

@@ -79,7 +79,7 @@ struct ferry_batch_s {};
 
   /* ferry_transform_apply: data already in the context's memory; stream NULL/0 = legacy stream. */
   void convert(const ferry_source* source, const ferry_transform* transform,
-               const ferry_output* output, void* stream = NULL) {
+               const ferry_output* output, ferry_cuda_stream stream = NULL) {
     ferry_binding::check(ferry_transform_apply($self, source, transform, output, stream));
   }
 
@@ -90,19 +90,19 @@ struct ferry_batch_s {};
     return ptr;
   }
   void host_free(void* ptr) { ferry_binding::check(ferry_memory_free_host($self, ptr)); }
-  void host_free_on_stream(void* ptr, void* stream) {
+  void host_free_on_stream(void* ptr, ferry_cuda_stream stream) {
     ferry_binding::check(ferry_memory_free_host_on_stream($self, ptr, stream));
   }
   void host_register(void* ptr, size_t bytes) {
     ferry_binding::check(ferry_memory_register_host($self, ptr, bytes));
   }
   void host_unregister(void* ptr) { ferry_binding::check(ferry_memory_unregister_host($self, ptr)); }
-  void* device_alloc(size_t bytes, void* stream = NULL) {
+  void* device_alloc(size_t bytes, ferry_cuda_stream stream = NULL) {
     void* ptr = NULL;
     ferry_binding::check(ferry_memory_alloc_device(&ptr, $self, bytes, stream));
     return ptr;
   }
-  void device_free(void* ptr, void* stream = NULL) {
+  void device_free(void* ptr, ferry_cuda_stream stream = NULL) {
     ferry_binding::check(ferry_memory_free_device($self, ptr, stream));
   }
   /* kinds: MemoryKind bits (FERRY_MEMORY_ALL = 7). */
@@ -133,7 +133,7 @@ struct ferry_batch_s {};
     return true;
   }
   /* ferry_batch_handoff: `stream` waits for the output on the device. */
-  void stream_wait(void* stream) { ferry_binding::check(ferry_batch_handoff($self, stream)); }
+  void stream_wait(ferry_cuda_stream stream) { ferry_binding::check(ferry_batch_handoff($self, stream)); }
   bool source_reusable() {
     int reusable = 0;
     ferry_binding::check(ferry_batch_query_source(&reusable, $self));

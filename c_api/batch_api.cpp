@@ -76,7 +76,7 @@ FERRY_API ferry_status ferry_batch_query(ferry_batch_t batch) {
   FERRY_API_END_WITH(done ? FERRY_OK : FERRY_ERR_NOT_READY)
 }
 
-FERRY_API ferry_status ferry_batch_handoff(ferry_batch_t batch, void* stream) {
+FERRY_API ferry_status ferry_batch_handoff(ferry_batch_t batch, ferry_cuda_stream stream) {
   FERRY_API_BEGIN
   auto b = api::get_batch(batch);
   core::StagerUse stager(*b);

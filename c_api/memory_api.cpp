@@ -22,7 +22,7 @@ FERRY_API ferry_status ferry_memory_free_host(ferry_context_t ctx, void* ptr) {
   FERRY_API_END
 }
 
-FERRY_API ferry_status ferry_memory_free_host_on_stream(ferry_context_t ctx, void* ptr, void* stream) {
+FERRY_API ferry_status ferry_memory_free_host_on_stream(ferry_context_t ctx, void* ptr, ferry_cuda_stream stream) {
   FERRY_API_BEGIN
   auto context = api::get_context(ctx);
   if (ptr != nullptr) context->memory().pinned_pool().free_on_stream(ptr, stream);
@@ -44,7 +44,8 @@ FERRY_API ferry_status ferry_memory_unregister_host(ferry_context_t ctx, const v
   FERRY_API_END
 }
 
-FERRY_API ferry_status ferry_memory_alloc_device(void** out, ferry_context_t ctx, size_t bytes, void* stream) {
+FERRY_API ferry_status ferry_memory_alloc_device(void** out, ferry_context_t ctx, size_t bytes,
+                                                 ferry_cuda_stream stream) {
   FERRY_API_BEGIN
   api::require(out, "out");
   auto context = api::get_context(ctx);
@@ -52,7 +53,7 @@ FERRY_API ferry_status ferry_memory_alloc_device(void** out, ferry_context_t ctx
   FERRY_API_END
 }
 
-FERRY_API ferry_status ferry_memory_free_device(ferry_context_t ctx, void* ptr, void* stream) {
+FERRY_API ferry_status ferry_memory_free_device(ferry_context_t ctx, void* ptr, ferry_cuda_stream stream) {
   FERRY_API_BEGIN
   auto context = api::get_context(ctx);
   if (ptr != nullptr) context->memory().device_cache().free(ptr, stream);

@@ -253,7 +253,7 @@ template <>
 ferry_submit_options c_defaults() {
   const core::SubmitOptions d;
   auto o = sized<ferry_submit_options>();
-  o.handoff_stream = d.handoff_stream;
+  o.handoff_stream = static_cast<ferry_cuda_stream>(d.handoff_stream);
   o.has_handoff_stream = d.has_handoff ? 1 : 0;
   o.priority = d.priority;
   o.source_policy = static_cast<ferry_source_policy>(d.source_policy);

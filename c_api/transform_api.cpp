@@ -80,7 +80,7 @@ FERRY_API ferry_status ferry_transform_describe_output(ferry_tensor_info* out, c
 
 FERRY_API ferry_status ferry_transform_apply(ferry_context_t ctx, const ferry_source* source,
                                              const ferry_transform* transform, const ferry_output* output,
-                                             void* stream) {
+                                             ferry_cuda_stream stream) {
   FERRY_API_BEGIN
   const auto context = api::get_context(ctx);
   const core::SourceDesc s = api::to_core(api::read_struct(source, "source", api::c_defaults<ferry_source>()));

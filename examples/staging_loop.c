@@ -33,7 +33,7 @@ int main(void) {
   memcpy(transform.mean, mean, sizeof mean);
   memcpy(transform.std, std_dev, sizeof std_dev);
 
-  void* consumer_stream = NULL; /* your cudaStream_t */
+  ferry_cuda_stream consumer_stream = NULL; /* your cudaStream_t */
   ferry_submit_options options;
   CHECK(ferry_submit_options_init(&options, sizeof options));
   options.handoff_stream = consumer_stream;

@@ -52,7 +52,7 @@ typedef struct ferry_submit_options {
    * (pageable) source this makes submit wait on the host until every chunk is
    * staged and queued (CUDA can only wait on events already recorded); the
    * copies and kernels still run asynchronously. NULL: no hand-off. */
-  void* handoff_stream;
+  ferry_cuda_stream handoff_stream;
   int has_handoff_stream; /* non-zero: handoff_stream is set (NULL then means the legacy stream) */
   int priority;           /* 0 normal; > 0 runs on the high-priority streams when the pool has them */
   ferry_source_policy source_policy;
@@ -86,7 +86,7 @@ FERRY_API ferry_status ferry_batch_query(ferry_batch_t batch);
  * queued). On the CPU backend it waits on the host. The hand-off stream and
  * streams given here must still exist at ferry_batch_release: a ferry-allocated
  * output goes back to the cache in their order too. */
-FERRY_API ferry_status ferry_batch_handoff(ferry_batch_t batch, void* stream);
+FERRY_API ferry_status ferry_batch_handoff(ferry_batch_t batch, ferry_cuda_stream stream);
 /* *out = 1 once the host source may be overwritten (after the staging copy
  * for a pageable source, after the DMA for a pinned or registered one), else 0. */
 FERRY_API ferry_status ferry_batch_query_source(int* out, ferry_batch_t batch);

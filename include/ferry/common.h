@@ -68,6 +68,11 @@
 extern "C" {
 #endif
 
+/* A CUDA stream: the type cudaStream_t and CUstream are (struct CUstream_st*),
+ * declared as NVCV's CudaFwd.h does, so no CUDA header is needed and a
+ * cudaStream_t converts without a cast. NULL is the legacy default stream. */
+typedef struct CUstream_st* ferry_cuda_stream;
+
 typedef enum ferry_status {
   FERRY_OK = 0,
   FERRY_ERR_INVALID_ARGUMENT = 1, /* a NULL pointer, a zero or negative size, a bad value */

@@ -21,7 +21,8 @@ FERRY_API ferry_status ferry_memory_free_host(ferry_context_t ctx, void* ptr);
 /* Gives a pinned block back that work queued on `stream` may still use; it is
  * reused only after that work completes (an event, never a device sync).
  * ptr NULL: FERRY_OK, nothing done. */
-FERRY_API ferry_status ferry_memory_free_host_on_stream(ferry_context_t ctx, void* ptr, void* stream);
+FERRY_API ferry_status ferry_memory_free_host_on_stream(ferry_context_t ctx, void* ptr,
+                                                        ferry_cuda_stream stream);
 
 /* Registers a caller's pageable buffer (cudaHostRegister) so copies from it
  * run at pinned speed. The registration stays until ferry_memory_unregister_host or
@@ -43,11 +44,12 @@ FERRY_API ferry_status ferry_memory_unregister_host(ferry_context_t ctx, const v
 /* Device memory from the context's caching, stream-ordered allocator (host
  * memory on the CPU backend). The block is usable at once on `stream`; work on
  * other streams must be ordered after `stream` by the caller. Alignment: 256. */
-FERRY_API ferry_status ferry_memory_alloc_device(void** out, ferry_context_t ctx, size_t bytes, void* stream);
+FERRY_API ferry_status ferry_memory_alloc_device(void** out, ferry_context_t ctx, size_t bytes,
+                                                 ferry_cuda_stream stream);
 /* Gives a block back in stream order: reusable at once on `stream`, on other
  * streams once the work queued on `stream` so far has completed.
  * ptr NULL: FERRY_OK, nothing done. */
-FERRY_API ferry_status ferry_memory_free_device(ferry_context_t ctx, void* ptr, void* stream);
+FERRY_API ferry_status ferry_memory_free_device(ferry_context_t ctx, void* ptr, ferry_cuda_stream stream);
 
 /* Bit set for ferry_memory_trim. */
 typedef enum ferry_memory_kind {

@@ -136,7 +136,7 @@ FERRY_API ferry_status ferry_transform_describe_output(ferry_tensor_info* out, c
  * Thread-safe. */
 FERRY_API ferry_status ferry_transform_apply(ferry_context_t ctx, const ferry_source* source,
                                              const ferry_transform* transform, const ferry_output* output,
-                                             void* stream);
+                                             ferry_cuda_stream stream);
 
 #ifdef __cplusplus
 }

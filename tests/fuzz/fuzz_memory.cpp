@@ -129,8 +129,9 @@ class Session {
         return static_cast<std::size_t>(pinned_cap_) + static_cast<std::size_t>(in_.range(-256, 256));
     }
   }
-  void* stream_choice() {
-    return in_.pick(8) == 7 ? reinterpret_cast<void*>(static_cast<std::uintptr_t>(0x1000 + 8 * in_.u8())) : nullptr;
+  ferry_cuda_stream stream_choice() {
+    return in_.pick(8) == 7 ? reinterpret_cast<ferry_cuda_stream>(static_cast<std::uintptr_t>(0x1000 + 8 * in_.u8()))
+                            : nullptr;
   }
   Block* pick_live(Kind kind) {
     std::vector<Block*> of_kind;

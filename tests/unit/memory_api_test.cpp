@@ -61,9 +61,9 @@ TEST_F(MemoryApiTest, DeviceAllocOnTheCpuIsHostMemory) {
   std::memset(p, 1, 3u << 20);
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 256, 0u);
   EXPECT_EQ(stats().device_in_use_bytes, 3u << 20);
-  ASSERT_EQ(ferry_memory_free_device(ctx, p, reinterpret_cast<void*>(0x1234)), FERRY_OK);  // streams ignored
+  ASSERT_EQ(ferry_memory_free_device(ctx, p, reinterpret_cast<ferry_cuda_stream>(0x1234)), FERRY_OK);  // streams ignored
   void* q = nullptr;
-  ASSERT_EQ(ferry_memory_alloc_device(&q, ctx, 3u << 20, reinterpret_cast<void*>(0x999)), FERRY_OK);
+  ASSERT_EQ(ferry_memory_alloc_device(&q, ctx, 3u << 20, reinterpret_cast<ferry_cuda_stream>(0x999)), FERRY_OK);
   EXPECT_EQ(q, p);
   ASSERT_EQ(ferry_memory_free_device(ctx, q, nullptr), FERRY_OK);
   ASSERT_EQ(ferry_memory_trim(ctx, FERRY_MEMORY_ALL), FERRY_OK);
