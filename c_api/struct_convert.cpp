@@ -155,7 +155,7 @@ ferry_context_options to_c(const core::ContextOptions& d) {
 
 core::SubmitOptions to_core(const ferry_submit_options& o) {
   core::SubmitOptions d;
-  d.has_handoff = o.has_handoff_stream != 0 || o.handoff_stream != nullptr;
+  d.has_handoff = o.has_handoff_stream != 0;
   d.handoff_stream = o.handoff_stream;
   d.priority = o.priority;
   d.source_policy = enum_of<core::SourcePolicy>(o.source_policy);

@@ -44,16 +44,20 @@ typedef enum ferry_source_policy {
 
 typedef struct ferry_submit_options {
   size_t struct_size;
-  /* The caller's stream (cudaStream_t) to hand off to: the stream waits for
+  /* A hand-off is asked for by has_handoff_stream, and by nothing else.
+   * Non-zero: handoff_stream (NULL is the legacy default stream) waits for
    * the batch (an event, no host sync), and the batch's writes start only
    * after the work queued on the stream before submit (so a destination the
    * stream still reads may be submitted again). Work the caller queues on the
    * stream after submit returns sees the finished output. For a staged
    * (pageable) source this makes submit wait on the host until every chunk is
    * staged and queued (CUDA can only wait on events already recorded); the
-   * copies and kernels still run asynchronously. NULL: no hand-off. */
+   * copies and kernels still run asynchronously.
+   * Zero (the default): no hand-off, and handoff_stream must be NULL: a
+   * stream without the switch is FERRY_ERR_INVALID_ARGUMENT (naming both
+   * fields), never silently used or ignored. */
   ferry_cuda_stream handoff_stream;
-  int has_handoff_stream; /* non-zero: handoff_stream is set (NULL then means the legacy stream) */
+  int has_handoff_stream;
   int priority;           /* 0 normal; > 0 runs on the high-priority streams when the pool has them */
   ferry_source_policy source_policy;
   uint64_t chunk_bytes;   /* 0: the context's value */

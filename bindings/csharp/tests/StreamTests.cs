@@ -29,6 +29,17 @@ public class StreamTests {
   }
 
   [Test]
+  public void AHandoffStreamNeedsHasHandoffStream() {
+    using (Context ctx = CpuContext())
+    using (var source = new Source().SetShape(1, 2, 2, 3))
+    using (var options = new SubmitOptions()) {
+      options.HandoffStream = Stream;
+      var e = Assert.Throws<InvalidArgumentException>(() => ctx.Submit(source, new byte[12], null, null, options));
+      StringAssert.Contains("has_handoff_stream is 0", e.Message);
+    }
+  }
+
+  [Test]
   public void EveryStreamArgumentTakesAnIntPtr() {
     var data = new byte[2 * 4 * 5 * 3];
     for (int i = 0; i < data.Length; ++i) data[i] = (byte)(i * 37);

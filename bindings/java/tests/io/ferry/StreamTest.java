@@ -1,6 +1,8 @@
 package io.ferry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
@@ -27,6 +29,17 @@ class StreamTest {
       assertEquals(0L, options.getHandoffStream());
       options.setHandoffStream(STREAM);
       assertEquals(STREAM, options.getHandoffStream());
+    }
+  }
+
+  @Test
+  void aHandoffStreamNeedsHasHandoffStream() {
+    try (Context ctx = cpuContext(); Source source = new Source().setShape(1, 2, 2, 3);
+         SubmitOptions options = new SubmitOptions()) {
+      options.setHandoffStream(STREAM);
+      FerryException.InvalidArgument e = assertThrows(FerryException.InvalidArgument.class,
+          () -> ctx.submit(source, new byte[12], null, null, options));
+      assertTrue(e.getMessage().contains("has_handoff_stream is 0"), e.getMessage());
     }
   }
 
