@@ -73,11 +73,21 @@ extern "C" {
  * cudaStream_t converts without a cast. NULL is the legacy default stream. */
 typedef struct CUstream_st* ferry_cuda_stream;
 
+/* Which status says what:
+ * - A value outside its documented range (an option, a size, a count, the
+ *   length of a list) is FERRY_ERR_INVALID_ARGUMENT, whatever the field.
+ * - FERRY_ERR_OUT_OF_RANGE is only for an index checked against a count (a
+ *   device against ferry_device_count, a channel_map entry against the
+ *   source's channels, a binding's array index) and a window outside an image.
+ * - A buffer smaller than its shape and strides reach is
+ *   FERRY_ERR_SOURCE_TOO_SMALL for a source, FERRY_ERR_OUTPUT_TOO_SMALL for
+ *   an output.
+ * New statuses are appended at the end; the numbers never change. */
 typedef enum ferry_status {
   FERRY_OK = 0,
-  FERRY_ERR_INVALID_ARGUMENT = 1, /* a NULL pointer, a zero or negative size, a bad value */
+  FERRY_ERR_INVALID_ARGUMENT = 1, /* a NULL pointer, a value outside its documented range */
   FERRY_ERR_INVALID_HANDLE = 2,   /* NULL, destroyed, released or foreign handle */
-  FERRY_ERR_STRUCT_SIZE = 3,      /* struct_size too small, or unknown non-zero tail */
+  FERRY_ERR_STRUCT_SIZE = 3,      /* struct_size not a released layout's, or an unknown non-zero tail */
   FERRY_ERR_UNSUPPORTED = 4,      /* unknown enum value or unsupported combination */
   FERRY_ERR_OVERFLOW = 5,         /* a size computation overflows */
   FERRY_ERR_OUT_OF_RANGE = 6,     /* an index past a count, a window outside an image */
@@ -88,8 +98,9 @@ typedef enum ferry_status {
   FERRY_ERR_ALREADY_EXISTS = 11,  /* a registration that overlaps an existing one */
   FERRY_ERR_NOT_READY = 12,       /* query: the work is still in flight (not a failure) */
   FERRY_ERR_BUSY = 13,            /* non-blocking submit: the in-flight limit is reached */
-  FERRY_ERR_SOURCE_TOO_SMALL = 14,/* a source or destination buffer smaller than its strides reach */
-  FERRY_ERR_INTERNAL = 15         /* a bug in ferry; please report the message */
+  FERRY_ERR_SOURCE_TOO_SMALL = 14,/* a source buffer smaller than its shape and strides reach */
+  FERRY_ERR_INTERNAL = 15,        /* a bug in ferry; please report the message */
+  FERRY_ERR_OUTPUT_TOO_SMALL = 16 /* an output buffer smaller than its shape and strides reach */
 } ferry_status;
 
 /* The version of the loaded library, as FERRY_VERSION_NUMBER. Thread-safe. */

@@ -13,7 +13,8 @@ typedef struct ferry_context_s* ferry_context_t;
 typedef struct ferry_context_options {
   size_t struct_size;
   ferry_device_kind device_kind;  /* default FERRY_DEVICE_AUTO */
-  int device_index;               /* for FERRY_DEVICE_CUDA; default 0 */
+  int device_index;               /* for FERRY_DEVICE_CUDA; default 0, >= 0 (an index with no
+                                     device: FERRY_ERR_NO_DEVICE at create) */
   int stream_count;               /* streams in the pool; default 4, 1..64 */
   int high_priority_streams;      /* non-zero: create the pool's streams at the highest priority */
   uint64_t pinned_cache_bytes;    /* cap on pinned bytes held (in use + cached); default 1 GiB */

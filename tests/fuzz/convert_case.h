@@ -622,7 +622,8 @@ inline std::unique_ptr<ConvertCase> decode_convert_case(const std::uint8_t* byte
 
 // ---- checks ----
 
-inline bool is_known_status(ferry_status st) { return st >= FERRY_OK && st <= FERRY_ERR_INTERNAL; }
+// FERRY_ERR_OUTPUT_TOO_SMALL is the last status (new ones are appended).
+inline bool is_known_status(ferry_status st) { return st >= FERRY_OK && st <= FERRY_ERR_OUTPUT_TOO_SMALL; }
 
 // The expected bytes of an output block (canaries included) for the case's
 // effective structs, shaped like the guarded block: `fill` everywhere,

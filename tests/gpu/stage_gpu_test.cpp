@@ -334,7 +334,7 @@ TEST(StageGpu, DestinationTooSmallAndOverlappingArgumentsFail) {
   o.data = device;
   o.bytes = 64;
   ferry_batch_t b = nullptr;
-  EXPECT_EQ(ferry_batch_submit(&b, ctx, &src->base->source, nullptr, &o, nullptr), FERRY_ERR_SOURCE_TOO_SMALL);
+  EXPECT_EQ(ferry_batch_submit(&b, ctx, &src->base->source, nullptr, &o, nullptr), FERRY_ERR_OUTPUT_TOO_SMALL);
   cudaFree(device);
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
 }

@@ -88,7 +88,7 @@ TEST(ContextApi, BadOptionsEachGetTheirStatus) {
 
   o = cpu_options();
   o.device_index = -3;
-  EXPECT_EQ(ferry_context_create(&ctx, &o), FERRY_ERR_OUT_OF_RANGE);
+  EXPECT_EQ(ferry_context_create(&ctx, &o), FERRY_ERR_INVALID_ARGUMENT);
   EXPECT_NE(last_error().find("device_index is -3"), std::string::npos) << last_error();
 
   o = cpu_options();

@@ -166,7 +166,7 @@ TEST(ConvertPlan, BadStrides) {
   {
     Fixture f;
     f.o.bytes -= 4;
-    expect_error(f, FERRY_ERR_SOURCE_TOO_SMALL, {"output.bytes is 476", "480"});
+    expect_error(f, FERRY_ERR_OUTPUT_TOO_SMALL, {"output.bytes is 476", "480"});
   }
   {
     Fixture f;

@@ -86,7 +86,7 @@ TEST_F(StageErrors, DestinationTooSmall) {
   o.data = small.data();
   o.bytes = small.size();
   ferry_batch_t b = nullptr;
-  EXPECT_EQ(ferry_batch_submit(&b, ctx_, &src_->source, nullptr, &o, nullptr), FERRY_ERR_SOURCE_TOO_SMALL);
+  EXPECT_EQ(ferry_batch_submit(&b, ctx_, &src_->source, nullptr, &o, nullptr), FERRY_ERR_OUTPUT_TOO_SMALL);
   EXPECT_NE(last_error().find("output.bytes is 100"), std::string::npos) << last_error();
   expect_still_usable();
 }

@@ -27,6 +27,7 @@ public class FerryException : Exception {
       case Status.ErrNotReady: return new NotReadyException(message);
       case Status.ErrBusy: return new BusyException(message);
       case Status.ErrSourceTooSmall: return new SourceTooSmallException(message);
+      case Status.ErrOutputTooSmall: return new OutputTooSmallException(message);
       default: return new InternalException(message);
     }
   }
@@ -48,7 +49,10 @@ public class NotFoundException : FerryException { public NotFoundException(strin
 public class AlreadyExistsException : FerryException { public AlreadyExistsException(string m) : base(Status.ErrAlreadyExists, m) {} }
 public class NotReadyException : FerryException { public NotReadyException(string m) : base(Status.ErrNotReady, m) {} }
 public class BusyException : FerryException { public BusyException(string m) : base(Status.ErrBusy, m) {} }
+/// <summary>A source buffer smaller than its shape and strides reach.</summary>
 public class SourceTooSmallException : FerryException { public SourceTooSmallException(string m) : base(Status.ErrSourceTooSmall, m) {} }
+/// <summary>An output buffer smaller than its shape and strides reach.</summary>
+public class OutputTooSmallException : FerryException { public OutputTooSmallException(string m) : base(Status.ErrOutputTooSmall, m) {} }
 /// <summary>A bug in ferry: please report the message.</summary>
 public class InternalException : FerryException { public InternalException(string m) : base(Status.ErrInternal, m) {} }
 

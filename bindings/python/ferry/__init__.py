@@ -18,7 +18,7 @@ from . import ferry_swig as _swig
 from ._enums import Device, DType, Layout, MemoryKind, Mirror, SourcePolicy, Status
 from ._errors import (AlreadyExistsError, BusyError, CudaError, FerryError, InternalError,
                       InvalidArgumentError, InvalidHandleError, NoDeviceError, NotFoundError,
-                      NotReadyError, OutOfMemoryError, OutOfRangeError, OverflowError_,
+                      NotReadyError, OutOfMemoryError, OutOfRangeError, OutputTooSmallError, OverflowError_,
                       SourceTooSmallError, StructSizeError, UnsupportedError)
 from ._batch import Batch
 from ._context import Context, HostBuffer, Transform, _transform
@@ -94,7 +94,7 @@ __all__ = [
     "FerryError", "InvalidArgumentError", "InvalidHandleError", "StructSizeError", "UnsupportedError",
     "OverflowError_", "OutOfRangeError", "OutOfMemoryError", "NoDeviceError", "CudaError",
     "NotFoundError", "AlreadyExistsError", "NotReadyError", "BusyError", "SourceTooSmallError",
-    "InternalError",
+    "InternalError", "OutputTooSmallError",
     "version", "version_string", "status_string", "last_error", "device_count",
     "device_properties", "output_info", "HEADER_VERSION",
 ]

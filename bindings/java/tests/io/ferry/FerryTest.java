@@ -80,7 +80,21 @@ class FerryTest {
       assertThrows(FerryException.InvalidArgument.class, () -> t.setMean());
       assertThrows(FerryException.InvalidArgument.class, () -> t.setStd((float[]) null));
       assertThrows(FerryException.OutOfRange.class, () -> t.meanAt(4));
+      assertThrows(FerryException.InvalidArgument.class, () -> t.setChannelMap(0, 0, 0, 0, 0)); // a length, not an index
       assertEquals(DType.FLOAT32, t.getOutDtype());
+    }
+  }
+
+  @Test
+  void anOutputTooSmallIsOutputTooSmall() {
+    try (Context ctx = cpuContext(); Source source = new Source().setShape(1, 2, 2, 3); Output output = new Output()) {
+      long out = ctx.deviceAlloc(16);
+      output.setData(out);
+      output.setBytes(16); // float32 [1, 3, 2, 2] needs 48
+      FerryException.OutputTooSmall e = assertThrows(FerryException.OutputTooSmall.class,
+          () -> ctx.submit(source, pixels(12), null, output, null));
+      assertTrue(e.getMessage().contains("output.bytes is 16"), e.getMessage());
+      ctx.deviceFree(out);
     }
   }
 
