@@ -26,12 +26,6 @@ class CupyLikeStream:
 
 
 @pytest.fixture
-def ctx():
-    with ferry.Context(ferry.Device.CPU, cpu_threads=2) as c:
-        yield c
-
-
-@pytest.fixture
 def images():
     return np.random.default_rng(3).integers(0, 256, size=(2, 4, 5, 3), dtype=np.uint8)
 

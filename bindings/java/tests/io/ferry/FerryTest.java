@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class FerryTest {
-  private static Context cpuContext() {
+  static Context cpuContext() {
     try (ContextOptions options = new ContextOptions()) {
       options.setDeviceKind(DeviceKind.CPU);
       options.setCpuThreads(2);

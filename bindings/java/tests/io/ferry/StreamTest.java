@@ -15,14 +15,6 @@ import org.junit.jupiter.api.Test;
 class StreamTest {
   private static final long STREAM = 0x7f0012345678L; // shaped like a cudaStream_t, never used on the CPU
 
-  private static Context cpuContext() {
-    try (ContextOptions options = new ContextOptions()) {
-      options.setDeviceKind(DeviceKind.CPU);
-      options.setCpuThreads(2);
-      return new Context(options);
-    }
-  }
-
   @Test
   void theHandoffStreamFieldIsALong() {
     try (SubmitOptions options = new SubmitOptions()) {
@@ -34,7 +26,7 @@ class StreamTest {
 
   @Test
   void aHandoffStreamNeedsHasHandoffStream() {
-    try (Context ctx = cpuContext(); Source source = new Source().setShape(1, 2, 2, 3);
+    try (Context ctx = FerryTest.cpuContext(); Source source = new Source().setShape(1, 2, 2, 3);
          SubmitOptions options = new SubmitOptions()) {
       options.setHandoffStream(STREAM);
       FerryException.InvalidArgument e = assertThrows(FerryException.InvalidArgument.class,
@@ -47,7 +39,7 @@ class StreamTest {
   void everyStreamArgumentTakesALong() {
     byte[] data = new byte[2 * 4 * 5 * 3];
     for (int i = 0; i < data.length; ++i) data[i] = (byte) (i * 37);
-    try (Context ctx = cpuContext(); Source source = new Source().setShape(2, 4, 5, 3);
+    try (Context ctx = FerryTest.cpuContext(); Source source = new Source().setShape(2, 4, 5, 3);
          Transform t = new Transform(); SubmitOptions options = new SubmitOptions();
          Output output = new Output()) {
       options.setHasHandoffStream(1);
