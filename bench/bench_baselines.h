@@ -46,7 +46,7 @@ class Baselines {
 };
 
 // threads: ferry's conversion threads, which the limit's memcpy uses too. convert_one: converts
-// one image from the given source with ferry_convert (the latency row's base), synchronously.
+// one image from the given source with ferry_transform_apply (the latency row's base), synchronously.
 std::unique_ptr<Baselines> make_cpu_baselines(int threads, std::function<void(const std::uint8_t*)> convert_one);
 #if FERRY_HAVE_CUDA
 std::unique_ptr<Baselines> make_cuda_baselines(int device);

@@ -2,7 +2,7 @@
 // many threads as ferry converts with, moving as many bytes as the conversion
 // reads and writes (so a conversion as fast as memory allows reads 1.0); the
 // naive path converts on one thread (no copy: the floats are already where
-// they are used); the one-image base is ferry_convert alone; timing is the
+// they are used); the one-image base is ferry_transform_apply alone; timing is the
 // host's steady clock. The memcpy is the one ferry_bench_convert measures its
 // CPU ratio against: 1 MiB pieces over a pool of threads.
 #include <chrono>
@@ -77,7 +77,7 @@ class CpuBaselines final : public Baselines {
     return median(runs);
   }
   std::string latency_base_description() const override {
-    return "the conversion alone (ferry_convert, " + std::to_string(pool_.size()) + " threads)";
+    return "the conversion alone (ferry_transform_apply, " + std::to_string(pool_.size()) + " threads)";
   }
   void* timing_stream() override { return nullptr; }
   void timer_start() override { start_ = Clock::now(); }

@@ -149,7 +149,7 @@ void bench_gpu(const Options& o) {
     out.bytes = out_bytes;
     double kernel_single = 0, copy_single = 0;
     const double kernel_ms = time_gpu(o.iters, stream, &kernel_single, [&] {
-      check(ferry_convert(ctx, &s, &t, &out, stream), "ferry_convert");
+      check(ferry_transform_apply(ctx, &s, &t, &out, stream), "ferry_transform_apply");
     });
     // A copy of moved/2 bytes reads and writes `moved` bytes in all.
     const double copy_ms = time_gpu(o.iters, stream, &copy_single, [&] {
@@ -203,7 +203,8 @@ void bench_cpu(const Options& o) {
     ferry_output_init(&dst, sizeof dst);
     dst.data = out.data();
     dst.bytes = out_bytes;
-    const double convert_ms = time_cpu(o.cpu_iters, [&] { check(ferry_convert(ctx, &s, &t, &dst, nullptr), "ferry_convert"); });
+    const double convert_ms = time_cpu(
+        o.cpu_iters, [&] { check(ferry_transform_apply(ctx, &s, &t, &dst, nullptr), "ferry_transform_apply"); });
     const std::int64_t half = static_cast<std::int64_t>(moved / 2), piece = 1 << 20;
     const double memcpy_ms = time_cpu(o.cpu_iters, [&] {
       pool.parallel_for(0, (half + piece - 1) / piece, [&](std::int64_t b, std::int64_t e) {

@@ -149,7 +149,7 @@ Wording wording(const std::string& id, bool gpu, const Options& o, int threads) 
   if (gpu) {
     if (id == "limit") return {"limit: cudaMemcpy uint8, pinned", "H2D of the same uint8 bytes, CUDA events"};
     if (id == "naive") return {"naive: CPU fp32 normalize + copy", "one thread, float32 NCHW, then the copy of the floats"};
-    if (id == "pinned") return {"ferry, pinned source", "ferry_host_alloc'd source, DMA straight from it"};
+    if (id == "pinned") return {"ferry, pinned source", "ferry_memory_alloc_host'd source, DMA straight from it"};
     if (id == "pageable")
       return {"ferry, pageable fresh (staged)", buffers + " unregistered pageable buffers, gathered by the staging threads"};
     if (id == "registered")
@@ -163,7 +163,8 @@ Wording wording(const std::string& id, bool gpu, const Options& o, int threads) 
   if (id == "naive")
     return {"naive: fp32 normalize, one thread", "uint8 NHWC -> float32 NCHW, (x/255 - mean)/std per element"};
   if (id == "pinned")
-    return {"ferry, ferry_host_alloc source", "converted from the source by " + n + " CPU threads into host memory"};
+    return {"ferry, ferry_memory_alloc_host source",
+            "converted from the source by " + n + " CPU threads into host memory"};
   if (id == "pageable")
     return {"ferry, " + buffers + " malloc'd sources",
             "plain host buffers, rotated; converted straight from them (no staging copy on the CPU)"};
@@ -203,7 +204,7 @@ struct Bench {
   void add_counters(fb::Row& r) const {
     ferry_stats s;
     ferry_stats_init(&s, sizeof s);
-    check(ferry_context_stats(&s, ctx), "ferry_context_stats");
+    check(ferry_stats_get(&s, ctx), "ferry_stats_get");
     const double batches = s.batches_completed ? static_cast<double>(s.batches_completed) : 1.0;
     char text[320];
     if (gpu) {
@@ -224,7 +225,7 @@ struct Bench {
       r.host_pool_peak_mb = static_cast<double>(s.pinned_peak_bytes) / 1e6;
       std::snprintf(text, sizeof text,
                     "per batch: convert %.2f ms of thread time on %d threads; host memory: outputs peak %.0f MB, "
-                    "ferry_host_alloc pool peak %.0f MB, %lld new allocations after warm-up",
+                    "ferry_memory_alloc_host pool peak %.0f MB, %lld new allocations after warm-up",
                     s.convert_ns / batches / 1e6, cpu_threads, r.host_output_peak_mb, r.host_pool_peak_mb,
                     r.host_new_allocs);
       if (r.host_new_allocs > 0) r.missed = "host allocations after warm-up";
@@ -245,7 +246,8 @@ struct Bench {
       const ferry_source src = make_source(opt.shape, sources[next++ % sources.size()]);
       ferry_batch_t b = nullptr;
       check(ferry_batch_submit(&b, ctx, &src, &transform, nullptr, &so), "ferry_batch_submit");
-      if (timed && gpu) check(ferry_batch_stream_wait(b, base->timing_stream()), "ferry_batch_stream_wait");
+      if (timed && gpu)
+        check(ferry_batch_handoff(b, static_cast<ferry_cuda_stream>(base->timing_stream())), "ferry_batch_handoff");
       in_flight.push_back(b);
       if (in_flight.size() > 4) {
         check(ferry_batch_wait(in_flight.front()), "ferry_batch_wait");
@@ -264,7 +266,7 @@ struct Bench {
     progress(r.name, 0, steps);
     for (int i = 0; i < opt.warmup + static_cast<int>(sources.size()); ++i) submit(false);
     drain();
-    check(ferry_context_reset_stats(ctx), "ferry_context_reset_stats");
+    check(ferry_stats_reset(ctx), "ferry_stats_reset");
     progress(r.name, 1, steps);
     std::vector<double> runs;
     for (int k = 0; k < opt.repeats; ++k) {
@@ -325,11 +327,11 @@ std::size_t output_bytes(const fb::Shape& shape, const ferry_transform& t) {
   const ferry_source probe = make_source(shape, &any);
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  check(ferry_transform_output_info(&info, &probe, &t), "ferry_transform_output_info");
+  check(ferry_transform_describe_output(&info, &probe, &t), "ferry_transform_describe_output");
   return info.bytes;
 }
 
-// The CPU backend's one-image base: ferry_convert of one image from `src`, synchronous there.
+// The CPU backend's one-image base: ferry_transform_apply of one image from `src`, synchronous there.
 std::function<void(const std::uint8_t*)> convert_one(const Bench& b) {
   fb::Shape one = b.opt.shape;
   one.n = 1;
@@ -340,7 +342,7 @@ std::function<void(const std::uint8_t*)> convert_one(const Bench& b) {
     ferry_output_init(&o, sizeof o);
     o.data = out->data();
     o.bytes = out->size();
-    check(ferry_convert(b.ctx, &s, &b.transform, &o, nullptr), "ferry_convert");
+    check(ferry_transform_apply(b.ctx, &s, &b.transform, &o, nullptr), "ferry_transform_apply");
   };
 }
 
@@ -361,7 +363,7 @@ int main(int argc, char** argv) try {
   check(ferry_context_create(&b.ctx, &co), "ferry_context_create");
   ferry_device_kind kind = FERRY_DEVICE_CPU;
   int index = -1;
-  check(ferry_context_device(&kind, &index, b.ctx), "ferry_context_device");
+  check(ferry_context_get_device(&kind, &index, b.ctx), "ferry_context_get_device");
   b.transform = make_transform(o);
   // The CPU backend converts on cpu_threads threads, 0 meaning one per hardware thread.
   b.cpu_threads = co.cpu_threads > 0 ? co.cpu_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -390,7 +392,7 @@ int main(int argc, char** argv) try {
     std::fprintf(stderr, "ferry-bench: %s, CPU backend, %d conversion threads\n", b.meta.device.c_str(), b.cpu_threads);
 
   void* pinned_raw = nullptr;
-  check(ferry_host_alloc(&pinned_raw, b.ctx, bytes), "ferry_host_alloc");
+  check(ferry_memory_alloc_host(&pinned_raw, b.ctx, bytes), "ferry_memory_alloc_host");
   auto* pinned = static_cast<std::uint8_t*>(pinned_raw);
   for (std::size_t i = 0; i < bytes; ++i) pinned[i] = static_cast<std::uint8_t>(i * 131 + (i >> 11));
   std::vector<std::vector<std::uint8_t>> pageable(static_cast<std::size_t>(o.pageable_buffers),
@@ -418,7 +420,7 @@ int main(int argc, char** argv) try {
   if (all || o.sources == "pageable") b.ferry_row("pageable", pageable_ptrs, FERRY_SOURCE_AUTO);
   if (all || o.sources == "registered") {
     b.ferry_row("registered", pageable_ptrs, FERRY_SOURCE_REGISTER);
-    for (const std::uint8_t* p : pageable_ptrs) ferry_host_unregister(b.ctx, p);  // before the buffers are freed
+    for (const std::uint8_t* p : pageable_ptrs) ferry_memory_unregister_host(b.ctx, p);  // before the buffers are freed
   }
   progress("latency", 0, 1);
   b.latency_row(pinned);
@@ -443,7 +445,7 @@ int main(int argc, char** argv) try {
     }
     std::fprintf(stderr, "ferry-bench: wrote %s\n", o.svg.c_str());
   }
-  check(ferry_host_free(b.ctx, pinned), "ferry_host_free");
+  check(ferry_memory_free_host(b.ctx, pinned), "ferry_memory_free_host");
   check(ferry_context_destroy(b.ctx), "ferry_context_destroy");
   return 0;
 } catch (const std::exception& e) {

@@ -1,9 +1,9 @@
 // ferry_bench_memory: steady-state allocate+free of ferry's caching allocators
 // beside the raw calls they replace, 4 KB to 256 MB, one thread and eight.
 //
-//   ferry_device_alloc/free        (NULL stream: lazy events; and a caller stream: one event per free)
+//   ferry_memory_alloc_device/free        (NULL stream: lazy events; and a caller stream: one event per free)
 //   cudaMalloc/cudaFree, cudaMallocAsync/cudaFreeAsync
-//   ferry_host_alloc/free          (FERRY_PINNED_METHOD=alloc|register picks the miss path)
+//   ferry_memory_alloc_host/free          (FERRY_PINNED_METHOD=alloc|register picks the miss path)
 //   cudaHostAlloc/cudaFreeHost, cudaHostRegister/Unregister of touched memory
 //   the same ferry calls on the CPU backend (always run)
 //   gpu/pinned_segment_miss/{alloc,register}: the pool's miss path, one fresh
@@ -59,7 +59,7 @@ ferry_context_t make_context(ferry_device_kind kind) {
 
 ferry_context_t g_cpu = nullptr;
 ferry_context_t g_gpu = nullptr;
-void* g_caller_stream = nullptr;
+ferry_cuda_stream g_caller_stream = nullptr;
 
 void check(ferry_status s, benchmark::State& state) {
   if (s != FERRY_OK) state.SkipWithError(ferry_last_error());
@@ -69,7 +69,7 @@ void check(ferry_status s, benchmark::State& state) {
 uint64_t misses(ferry_context_t ctx) {
   ferry_stats s;
   ferry_stats_init(&s, sizeof s);
-  if (ferry_context_stats(&s, ctx) != FERRY_OK) return 0;
+  if (ferry_stats_get(&s, ctx) != FERRY_OK) return 0;
   return s.device_misses + s.pinned_misses;
 }
 
@@ -94,39 +94,39 @@ class MissCounter {
   uint64_t before_ = 0;
 };
 
-void ferry_device(benchmark::State& state, ferry_context_t ctx, void* stream) {
+void ferry_device(benchmark::State& state, ferry_context_t ctx, ferry_cuda_stream stream) {
   const auto bytes = static_cast<size_t>(state.range(0));
   void* warm = nullptr;  // the first allocation of a size is a miss; steady state is what counts
-  check(ferry_device_alloc(&warm, ctx, bytes, stream), state);
-  check(ferry_device_free(ctx, warm, stream), state);
+  check(ferry_memory_alloc_device(&warm, ctx, bytes, stream), state);
+  check(ferry_memory_free_device(ctx, warm, stream), state);
   MissCounter counter(state, ctx);
   for (auto _ : state) {
     counter.first_iteration();
     void* p = nullptr;
-    if (ferry_device_alloc(&p, ctx, bytes, stream) != FERRY_OK) {
+    if (ferry_memory_alloc_device(&p, ctx, bytes, stream) != FERRY_OK) {
       state.SkipWithError(ferry_last_error());
       break;
     }
     benchmark::DoNotOptimize(p);
-    ferry_device_free(ctx, p, stream);
+    ferry_memory_free_device(ctx, p, stream);
   }
 }
 
 void ferry_pinned(benchmark::State& state, ferry_context_t ctx) {
   const auto bytes = static_cast<size_t>(state.range(0));
   void* warm = nullptr;
-  check(ferry_host_alloc(&warm, ctx, bytes), state);
-  check(ferry_host_free(ctx, warm), state);
+  check(ferry_memory_alloc_host(&warm, ctx, bytes), state);
+  check(ferry_memory_free_host(ctx, warm), state);
   MissCounter counter(state, ctx);
   for (auto _ : state) {
     counter.first_iteration();
     void* p = nullptr;
-    if (ferry_host_alloc(&p, ctx, bytes) != FERRY_OK) {
+    if (ferry_memory_alloc_host(&p, ctx, bytes) != FERRY_OK) {
       state.SkipWithError(ferry_last_error());
       break;
     }
     benchmark::DoNotOptimize(p);
-    ferry_host_free(ctx, p);
+    ferry_memory_free_host(ctx, p);
   }
 }
 
@@ -145,7 +145,7 @@ void cuda_malloc(benchmark::State& state) {
 
 void cuda_malloc_async(benchmark::State& state) {
   const auto bytes = static_cast<size_t>(state.range(0));
-  auto stream = static_cast<cudaStream_t>(g_caller_stream);
+  cudaStream_t stream = g_caller_stream;
   for (auto _ : state) {
     void* p = nullptr;
     if (cudaMallocAsync(&p, bytes, stream) != cudaSuccess) {
@@ -234,10 +234,10 @@ void add(const std::string& name, F&& f, int threads = 1, int64_t max_iterations
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   g_cpu = make_context(FERRY_DEVICE_CPU);
-  add("cpu/ferry_device_alloc_free", [](benchmark::State& s) { ferry_device(s, g_cpu, nullptr); });
-  add("cpu/ferry_host_alloc_free", [](benchmark::State& s) { ferry_pinned(s, g_cpu); });
-  add("cpu/ferry_device_alloc_free", [](benchmark::State& s) { ferry_device(s, g_cpu, nullptr); }, 8);
-  add("cpu/ferry_host_alloc_free", [](benchmark::State& s) { ferry_pinned(s, g_cpu); }, 8);
+  add("cpu/ferry_memory_alloc_free_device", [](benchmark::State& s) { ferry_device(s, g_cpu, nullptr); });
+  add("cpu/ferry_memory_alloc_free_host", [](benchmark::State& s) { ferry_pinned(s, g_cpu); });
+  add("cpu/ferry_memory_alloc_free_device", [](benchmark::State& s) { ferry_device(s, g_cpu, nullptr); }, 8);
+  add("cpu/ferry_memory_alloc_free_host", [](benchmark::State& s) { ferry_pinned(s, g_cpu); }, 8);
 
   int gpus = 0;
   if (ferry_device_count(&gpus) != FERRY_OK || gpus == 0) {
@@ -250,12 +250,13 @@ int main(int argc, char** argv) {
     g_caller_stream = stream;
     const char* method = std::getenv("FERRY_PINNED_METHOD");
     std::printf("ferry_bench_memory: pinned method %s\n", method != nullptr ? method : "register (default)");
-    add("gpu/ferry_device_alloc_free/null_stream", [](benchmark::State& s) { ferry_device(s, g_gpu, nullptr); });
-    add("gpu/ferry_device_alloc_free/caller_stream",
+    add("gpu/ferry_memory_alloc_free_device/null_stream", [](benchmark::State& s) { ferry_device(s, g_gpu, nullptr); });
+    add("gpu/ferry_memory_alloc_free_device/caller_stream",
         [](benchmark::State& s) { ferry_device(s, g_gpu, g_caller_stream); });
-    add("gpu/ferry_host_alloc_free", [](benchmark::State& s) { ferry_pinned(s, g_gpu); });
-    add("gpu/ferry_device_alloc_free/null_stream", [](benchmark::State& s) { ferry_device(s, g_gpu, nullptr); }, 8);
-    add("gpu/ferry_host_alloc_free", [](benchmark::State& s) { ferry_pinned(s, g_gpu); }, 8);
+    add("gpu/ferry_memory_alloc_free_host", [](benchmark::State& s) { ferry_pinned(s, g_gpu); });
+    add("gpu/ferry_memory_alloc_free_device/null_stream",
+        [](benchmark::State& s) { ferry_device(s, g_gpu, nullptr); }, 8);
+    add("gpu/ferry_memory_alloc_free_host", [](benchmark::State& s) { ferry_pinned(s, g_gpu); }, 8);
     add("gpu/cudaMalloc_cudaFree", cuda_malloc);
     add("gpu/cudaMallocAsync_cudaFreeAsync", cuda_malloc_async);
     add("gpu/cudaHostAlloc_cudaFreeHost", cuda_host_alloc, 1, 10);      // up to ~100 ms each

@@ -11,8 +11,10 @@
  *   struct's _init (so struct_size and the defaults are always right).
  * - every non-OK status as the language's exception for that status, with
  *   ferry_last_error()'s message (FERRY_BINDING_RAISE, from the language file).
- * - every `void*` (host, pinned, device pointers, cudaStream_t) as an integer
- *   address in the language (Python int, Java long, C# IntPtr).
+ * - every `void*` (host, pinned, device pointers) and ferry_cuda_stream (a
+ *   cudaStream_t) as an integer address in the language (Python int, Java
+ *   long, C# IntPtr): a stream from another library passes as its handle's
+ *   value (torch.cuda.Stream.cuda_stream, CuPy's Stream.ptr).
  *
  * Every function of the C header is reachable: the raw ferry_* functions are
  * hidden and offered as methods (see the table at the end of this file). */
@@ -55,6 +57,8 @@
 #elif defined(SWIGCSHARP)
 %include "ferry_csharp.i"
 #endif
+/* A stream is an address like any other: the language's void* typemaps. */
+%apply void* { ferry_cuda_stream };
 
 /* ---- names ------------------------------------------------------------- */
 %rename(Status) ferry_status;
@@ -109,8 +113,10 @@
 %immutable ferry_tensor_info::bytes;
 
 %include "ferry/common.h"
+%include "ferry/device.h"
 %include "ferry/context.h"
 %include "ferry/memory.h"
+%include "ferry/stats.h"
 %include "ferry/transform.h"
 %include "ferry/batch.h"
 
@@ -143,10 +149,10 @@ ferry_device_properties* device_properties(int device) {
   ferry_binding::check(status);
   return props;
 }
-/* ferry_transform_output_info(): the packed output a source and transform give. */
+/* ferry_transform_describe_output(): the packed output a source and transform give. */
 ferry_tensor_info* transform_output_info(const ferry_source* source, const ferry_transform* transform) {
   ferry_tensor_info* info = ferry_binding::new_struct(ferry_tensor_info_init);
-  ferry_status status = ferry_transform_output_info(info, source, transform);
+  ferry_status status = ferry_transform_describe_output(info, source, transform);
   if (status != FERRY_OK) std::free(info);
   ferry_binding::check(status);
   return info;

@@ -27,17 +27,17 @@ struct ferry_batch_s {};
    * Never throws (a handle already destroyed is simply gone). */
   ~ferry_context_s() { (void)ferry_context_destroy($self); }
 
-  /* ferry_context_device. */
+  /* ferry_context_get_device. */
   ferry_device_kind device_kind() {
     ferry_device_kind kind = FERRY_DEVICE_AUTO;
     int index = 0;
-    ferry_binding::check(ferry_context_device(&kind, &index, $self));
+    ferry_binding::check(ferry_context_get_device(&kind, &index, $self));
     return kind;
   }
   int device_index() {
     ferry_device_kind kind = FERRY_DEVICE_AUTO;
     int index = 0;
-    ferry_binding::check(ferry_context_device(&kind, &index, $self));
+    ferry_binding::check(ferry_context_get_device(&kind, &index, $self));
     return index;
   }
 
@@ -77,44 +77,44 @@ struct ferry_batch_s {};
     return batch;
   }
 
-  /* ferry_convert: data already in the context's memory; stream NULL/0 = legacy stream. */
+  /* ferry_transform_apply: data already in the context's memory; stream NULL/0 = legacy stream. */
   void convert(const ferry_source* source, const ferry_transform* transform,
-               const ferry_output* output, void* stream = NULL) {
-    ferry_binding::check(ferry_convert($self, source, transform, output, stream));
+               const ferry_output* output, ferry_cuda_stream stream = NULL) {
+    ferry_binding::check(ferry_transform_apply($self, source, transform, output, stream));
   }
 
   /* ---- memory (memory.h) ---- */
   void* host_alloc(size_t bytes) {
     void* ptr = NULL;
-    ferry_binding::check(ferry_host_alloc(&ptr, $self, bytes));
+    ferry_binding::check(ferry_memory_alloc_host(&ptr, $self, bytes));
     return ptr;
   }
-  void host_free(void* ptr) { ferry_binding::check(ferry_host_free($self, ptr)); }
-  void host_free_on_stream(void* ptr, void* stream) {
-    ferry_binding::check(ferry_host_free_on_stream($self, ptr, stream));
+  void host_free(void* ptr) { ferry_binding::check(ferry_memory_free_host($self, ptr)); }
+  void host_free_on_stream(void* ptr, ferry_cuda_stream stream) {
+    ferry_binding::check(ferry_memory_free_host_on_stream($self, ptr, stream));
   }
   void host_register(void* ptr, size_t bytes) {
-    ferry_binding::check(ferry_host_register($self, ptr, bytes));
+    ferry_binding::check(ferry_memory_register_host($self, ptr, bytes));
   }
-  void host_unregister(void* ptr) { ferry_binding::check(ferry_host_unregister($self, ptr)); }
-  void* device_alloc(size_t bytes, void* stream = NULL) {
+  void host_unregister(void* ptr) { ferry_binding::check(ferry_memory_unregister_host($self, ptr)); }
+  void* device_alloc(size_t bytes, ferry_cuda_stream stream = NULL) {
     void* ptr = NULL;
-    ferry_binding::check(ferry_device_alloc(&ptr, $self, bytes, stream));
+    ferry_binding::check(ferry_memory_alloc_device(&ptr, $self, bytes, stream));
     return ptr;
   }
-  void device_free(void* ptr, void* stream = NULL) {
-    ferry_binding::check(ferry_device_free($self, ptr, stream));
+  void device_free(void* ptr, ferry_cuda_stream stream = NULL) {
+    ferry_binding::check(ferry_memory_free_device($self, ptr, stream));
   }
   /* kinds: MemoryKind bits (FERRY_MEMORY_ALL = 7). */
   void memory_trim(unsigned int kinds) { ferry_binding::check(ferry_memory_trim($self, kinds)); }
   ferry_stats* stats() {
     ferry_stats* stats = ferry_binding::new_struct(ferry_stats_init);
-    ferry_status status = ferry_context_stats(stats, $self);
+    ferry_status status = ferry_stats_get(stats, $self);
     if (status != FERRY_OK) std::free(stats);
     ferry_binding::check(status);
     return stats;
   }
-  void reset_stats() { ferry_binding::check(ferry_context_reset_stats($self)); }
+  void reset_stats() { ferry_binding::check(ferry_stats_reset($self)); }
 }
 
 /* ---- Batch ------------------------------------------------------------- */
@@ -132,34 +132,40 @@ struct ferry_batch_s {};
     ferry_binding::check(status);
     return true;
   }
-  /* ferry_batch_stream_wait: `stream` waits for the output on the device. */
-  void stream_wait(void* stream) { ferry_binding::check(ferry_batch_stream_wait($self, stream)); }
+  /* ferry_batch_handoff: `stream` waits for the output on the device. */
+  void stream_wait(ferry_cuda_stream stream) { ferry_binding::check(ferry_batch_handoff($self, stream)); }
   bool source_reusable() {
     int reusable = 0;
-    ferry_binding::check(ferry_batch_source_reusable(&reusable, $self));
+    ferry_binding::check(ferry_batch_query_source(&reusable, $self));
     return reusable != 0;
   }
   void wait_source() { ferry_binding::check(ferry_batch_wait_source($self)); }
-  /* ferry_batch_output: valid until the batch is released. */
+  /* ferry_batch_describe_output: valid until the batch is released. */
   ferry_tensor_info* output() {
     ferry_tensor_info* info = ferry_binding::new_struct(ferry_tensor_info_init);
-    ferry_status status = ferry_batch_output(info, $self);
+    ferry_status status = ferry_batch_describe_output(info, $self);
     if (status != FERRY_OK) std::free(info);
     ferry_binding::check(status);
     return info;
   }
 }
 
-/* Where each function of the C header is in the bindings:
+/* Where each function of the C header is in the bindings (the bindings keep
+ * their own names, in each language's convention):
  *   ferry_version / _version_string / _status_string / _last_error   module functions
  *   ferry_device_count, ferry_device_get_properties                  device_count(), device_properties()
  *   ferry_*_init                                                      the struct constructors
- *   ferry_context_create / _destroy / _device                         Context(), its release, device_kind/index
- *   ferry_host_alloc / _free / _free_on_stream / _register / _unregister,
- *   ferry_device_alloc / _free, ferry_memory_trim,
- *   ferry_context_stats / _reset_stats                                Context methods
- *   ferry_transform_output_info                                       transform_output_info()
- *   ferry_convert                                                     Context.convert
+ *   ferry_context_create / _destroy / _get_device                     Context(), its release, device_kind/index
+ *   ferry_memory_alloc_host / _free_host / _free_host_on_stream /
+ *   _register_host / _unregister_host / _alloc_device / _free_device /
+ *   _trim                                                             Context.host_alloc ... memory_trim
+ *   ferry_stats_get / _reset                                          Context.stats, reset_stats
+ *   ferry_transform_describe_output                                   transform_output_info()
+ *   ferry_transform_apply                                             Context.convert
  *   ferry_batch_submit                                                Context.submit (and submit_and_wait_source)
- *   ferry_batch_wait / _query / _stream_wait / _source_reusable /
- *   _wait_source / _output / _release                                 Batch methods and its release */
+ *   ferry_batch_wait / _query / _handoff / _query_source /
+ *   _wait_source / _describe_output / _release                        Batch.wait, query, stream_wait,
+ *                                                                     source_reusable, wait_source, output,
+ *                                                                     its release
+ *   ferry_tensor_retain / _describe / _release                        Batch.retain_output_reference, ...
+ *                                                                     (ferry_managed.i, python/ferry_python.i) */

@@ -126,7 +126,8 @@ inline std::string describe_batch(ferry_batch_t batch) {
   else if (state == FERRY_ERR_NOT_READY) text << "in flight";
   else text << "failed (" << ferry_status_string(state) << ")";
   ferry_tensor_info info;
-  if (ferry_tensor_info_init(&info, sizeof info) == FERRY_OK && ferry_batch_output(&info, batch) == FERRY_OK)
+  if (ferry_tensor_info_init(&info, sizeof info) == FERRY_OK &&
+      ferry_batch_describe_output(&info, batch) == FERRY_OK)
     text << ", " << describe_tensor(info);
   return text.str();
 }

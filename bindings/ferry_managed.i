@@ -82,11 +82,11 @@ static void ferry_managed_batch_done(ferry_batch_t, ferry_status, void* hold) {
 
 /* ---- tensor references (ferry/tensor.h): Java's and C#'s Tensor ---- */
 %extend ferry_batch_s {
-  /* ferry_batch_retain_output: a new reference to the output, as an address;
+  /* ferry_tensor_retain: a new reference to the output, as an address;
    * tensor_release it exactly once. */
   void* retain_output_reference() {
     ferry_tensor_t tensor = NULL;
-    ferry_binding::check(ferry_batch_retain_output(&tensor, $self));
+    ferry_binding::check(ferry_tensor_retain(&tensor, $self));
     return tensor;
   }
 }

@@ -56,7 +56,7 @@ template <class T>
 void set_fixed(T* field, size_t capacity, const T* values, size_t count, const char* name) {
   if (values == nullptr) fail(FERRY_ERR_INVALID_ARGUMENT, name, " is null: an array is required");
   if (count == 0 || count > capacity)
-    fail(FERRY_ERR_OUT_OF_RANGE, name, " has ", count, " entries: 1 to ", capacity, " are allowed");
+    fail(FERRY_ERR_INVALID_ARGUMENT, name, " has ", count, " entries: 1 to ", capacity, " are allowed");
   for (size_t i = 0; i < count; ++i) field[i] = values[i];
 }
 

@@ -75,7 +75,7 @@ FERRY_API ferry_status ferry_batch_query(ferry_batch_t batch) {
   FERRY_API_END_WITH(done ? FERRY_OK : FERRY_ERR_NOT_READY)
 }
 
-FERRY_API ferry_status ferry_batch_stream_wait(ferry_batch_t batch, void* stream) {
+FERRY_API ferry_status ferry_batch_handoff(ferry_batch_t batch, ferry_cuda_stream stream) {
   FERRY_API_BEGIN
   auto b = api::get_batch(batch);
   core::StagerUse stager(*b);
@@ -83,7 +83,7 @@ FERRY_API ferry_status ferry_batch_stream_wait(ferry_batch_t batch, void* stream
   FERRY_API_END
 }
 
-FERRY_API ferry_status ferry_batch_source_reusable(int* out, ferry_batch_t batch) {
+FERRY_API ferry_status ferry_batch_query_source(int* out, ferry_batch_t batch) {
   FERRY_API_BEGIN
   api::require(out, "out");
   auto b = api::get_batch(batch);
@@ -100,7 +100,7 @@ FERRY_API ferry_status ferry_batch_wait_source(ferry_batch_t batch) {
   FERRY_API_END
 }
 
-FERRY_API ferry_status ferry_batch_output(ferry_tensor_info* out, ferry_batch_t batch) {
+FERRY_API ferry_status ferry_batch_describe_output(ferry_tensor_info* out, ferry_batch_t batch) {
   FERRY_API_BEGIN
   api::read_struct(out, "out", api::c_defaults<ferry_tensor_info>());  // checks out->struct_size
   auto b = api::get_batch(batch);

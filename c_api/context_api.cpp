@@ -1,4 +1,4 @@
-// Devices and contexts in the C ABI.
+// Contexts in the C ABI (ferry/context.h).
 #include <cstdint>
 
 #include "c_api/api_guard.h"
@@ -6,7 +6,6 @@
 #include "c_api/struct_convert.h"
 #include "c_api/struct_io.h"
 #include "core/context_options.h"
-#include "core/device/device_query.h"
 #include "core/stage/stager.h"
 #include "ferry/context.h"
 
@@ -24,28 +23,6 @@ ContextTable& context_table() {
 using namespace ferry;
 
 extern "C" {
-
-FERRY_API ferry_status ferry_device_count(int* out) {
-  FERRY_API_BEGIN
-  *api::require(out, "out") = core::cuda_device_count();
-  FERRY_API_END
-}
-
-FERRY_API ferry_status ferry_device_properties_init(ferry_device_properties* out, size_t struct_size) {
-  FERRY_API_BEGIN
-  api::init_struct(out, struct_size, api::c_defaults<ferry_device_properties>(), "out");
-  FERRY_API_END
-}
-
-FERRY_API ferry_status ferry_device_get_properties(ferry_device_properties* out, int device) {
-  FERRY_API_BEGIN
-  api::read_struct(out, "out", api::c_defaults<ferry_device_properties>());  // checks out->struct_size
-  core::DeviceProperties props;
-  FERRY_EXPECT(device >= 0, Status::OutOfRange, "device is ", device, ": must not be negative");
-  core::cuda_device_properties(props, device);
-  api::write_struct(out, api::to_c(props), "out");
-  FERRY_API_END
-}
 
 FERRY_API ferry_status ferry_context_options_init(ferry_context_options* out, size_t struct_size) {
   FERRY_API_BEGIN
@@ -78,8 +55,8 @@ FERRY_API ferry_status ferry_context_destroy(ferry_context_t ctx) {
   FERRY_API_END
 }
 
-FERRY_API ferry_status ferry_context_device(ferry_device_kind* out_kind, int* out_index,
-                                            ferry_context_t ctx) {
+FERRY_API ferry_status ferry_context_get_device(ferry_device_kind* out_kind, int* out_index,
+                                                ferry_context_t ctx) {
   FERRY_API_BEGIN
   api::require(out_kind, "out_kind");
   api::require(out_index, "out_index");

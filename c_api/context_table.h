@@ -1,6 +1,6 @@
 // The context handles of the C ABI, built for many threads calling at once.
 //
-// Contexts are looked up on every call (ferry_device_alloc, ferry_host_free,
+// Contexts are looked up on every call (ferry_memory_alloc_device, ferry_memory_free_host,
 // submit, ...), often from many threads. A single shared_mutex plus a
 // shared_ptr copy per call puts two atomic read-modify-writes on cache lines
 // every thread shares; with 8 threads that made a 150 ns alloc+free take

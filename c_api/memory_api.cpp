@@ -7,7 +7,7 @@
 
 using namespace ferry;
 
-FERRY_API ferry_status ferry_host_alloc(void** out, ferry_context_t ctx, size_t bytes) {
+FERRY_API ferry_status ferry_memory_alloc_host(void** out, ferry_context_t ctx, size_t bytes) {
   FERRY_API_BEGIN
   api::require(out, "out");
   auto context = api::get_context(ctx);
@@ -15,28 +15,28 @@ FERRY_API ferry_status ferry_host_alloc(void** out, ferry_context_t ctx, size_t 
   FERRY_API_END
 }
 
-FERRY_API ferry_status ferry_host_free(ferry_context_t ctx, void* ptr) {
+FERRY_API ferry_status ferry_memory_free_host(ferry_context_t ctx, void* ptr) {
   FERRY_API_BEGIN
   auto context = api::get_context(ctx);
   if (ptr != nullptr) context->memory().pinned_pool().free(ptr);
   FERRY_API_END
 }
 
-FERRY_API ferry_status ferry_host_free_on_stream(ferry_context_t ctx, void* ptr, void* stream) {
+FERRY_API ferry_status ferry_memory_free_host_on_stream(ferry_context_t ctx, void* ptr, ferry_cuda_stream stream) {
   FERRY_API_BEGIN
   auto context = api::get_context(ctx);
   if (ptr != nullptr) context->memory().pinned_pool().free_on_stream(ptr, stream);
   FERRY_API_END
 }
 
-FERRY_API ferry_status ferry_host_register(ferry_context_t ctx, const void* ptr, size_t bytes) {
+FERRY_API ferry_status ferry_memory_register_host(ferry_context_t ctx, const void* ptr, size_t bytes) {
   FERRY_API_BEGIN
   auto context = api::get_context(ctx);
   context->memory().registry().register_explicit(ptr, bytes);
   FERRY_API_END
 }
 
-FERRY_API ferry_status ferry_host_unregister(ferry_context_t ctx, const void* ptr) {
+FERRY_API ferry_status ferry_memory_unregister_host(ferry_context_t ctx, const void* ptr) {
   FERRY_API_BEGIN
   auto context = api::get_context(ctx);
   api::require(ptr, "ptr");
@@ -44,7 +44,8 @@ FERRY_API ferry_status ferry_host_unregister(ferry_context_t ctx, const void* pt
   FERRY_API_END
 }
 
-FERRY_API ferry_status ferry_device_alloc(void** out, ferry_context_t ctx, size_t bytes, void* stream) {
+FERRY_API ferry_status ferry_memory_alloc_device(void** out, ferry_context_t ctx, size_t bytes,
+                                                 ferry_cuda_stream stream) {
   FERRY_API_BEGIN
   api::require(out, "out");
   auto context = api::get_context(ctx);
@@ -52,7 +53,7 @@ FERRY_API ferry_status ferry_device_alloc(void** out, ferry_context_t ctx, size_
   FERRY_API_END
 }
 
-FERRY_API ferry_status ferry_device_free(ferry_context_t ctx, void* ptr, void* stream) {
+FERRY_API ferry_status ferry_memory_free_device(ferry_context_t ctx, void* ptr, ferry_cuda_stream stream) {
   FERRY_API_BEGIN
   auto context = api::get_context(ctx);
   if (ptr != nullptr) context->memory().device_cache().free(ptr, stream);

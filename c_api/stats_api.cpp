@@ -1,4 +1,4 @@
-// The C ABI of ferry_stats: the memory gauges and counters from
+// The C ABI of ferry/stats.h: the memory gauges and counters from
 // core/memory (MemorySystem), the pipeline's from core/pipeline_counters.h.
 #include "c_api/api_guard.h"
 #include "c_api/handles.h"
@@ -6,7 +6,7 @@
 #include "c_api/struct_io.h"
 #include "core/context.h"
 #include "core/memory/memory_system.h"
-#include "ferry/memory.h"
+#include "ferry/stats.h"
 
 using namespace ferry;
 
@@ -35,7 +35,7 @@ FERRY_API ferry_status ferry_stats_init(ferry_stats* out, size_t struct_size) {
   FERRY_API_END
 }
 
-FERRY_API ferry_status ferry_context_stats(ferry_stats* out, ferry_context_t ctx) {
+FERRY_API ferry_status ferry_stats_get(ferry_stats* out, ferry_context_t ctx) {
   FERRY_API_BEGIN
   api::read_struct(out, "out", api::c_defaults<ferry_stats>());  // checks out->struct_size
   core::Stats stats;
@@ -47,7 +47,7 @@ FERRY_API ferry_status ferry_context_stats(ferry_stats* out, ferry_context_t ctx
   FERRY_API_END
 }
 
-FERRY_API ferry_status ferry_context_reset_stats(ferry_context_t ctx) {
+FERRY_API ferry_status ferry_stats_reset(ferry_context_t ctx) {
   FERRY_API_BEGIN
   auto context = api::get_context(ctx);
   context->memory().reset_counters();

@@ -25,6 +25,7 @@ FERRY_SAME_STATUS(FERRY_ERR_NOT_READY, NotReady);
 FERRY_SAME_STATUS(FERRY_ERR_BUSY, Busy);
 FERRY_SAME_STATUS(FERRY_ERR_SOURCE_TOO_SMALL, SourceTooSmall);
 FERRY_SAME_STATUS(FERRY_ERR_INTERNAL, Internal);
+FERRY_SAME_STATUS(FERRY_ERR_OUTPUT_TOO_SMALL, OutputTooSmall);
 #undef FERRY_SAME_STATUS
 
 inline ferry_status to_c(Status status) noexcept { return static_cast<ferry_status>(status); }

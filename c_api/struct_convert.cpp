@@ -155,7 +155,7 @@ ferry_context_options to_c(const core::ContextOptions& d) {
 
 core::SubmitOptions to_core(const ferry_submit_options& o) {
   core::SubmitOptions d;
-  d.has_handoff = o.has_handoff_stream != 0 || o.handoff_stream != nullptr;
+  d.has_handoff = o.has_handoff_stream != 0;
   d.handoff_stream = o.handoff_stream;
   d.priority = o.priority;
   d.source_policy = enum_of<core::SourcePolicy>(o.source_policy);
@@ -253,7 +253,7 @@ template <>
 ferry_submit_options c_defaults() {
   const core::SubmitOptions d;
   auto o = sized<ferry_submit_options>();
-  o.handoff_stream = d.handoff_stream;
+  o.handoff_stream = static_cast<ferry_cuda_stream>(d.handoff_stream);
   o.has_handoff_stream = d.has_handoff ? 1 : 0;
   o.priority = d.priority;
   o.source_policy = static_cast<ferry_source_policy>(d.source_policy);

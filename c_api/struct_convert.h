@@ -15,7 +15,8 @@
 #include "core/stats.h"
 #include "ferry/batch.h"
 #include "ferry/context.h"
-#include "ferry/memory.h"
+#include "ferry/device.h"
+#include "ferry/stats.h"
 #include "ferry/transform.h"
 
 namespace ferry::api {

@@ -38,7 +38,7 @@ std::uint64_t tensor_id(ferry_tensor_t tensor) { return reinterpret_cast<std::ui
 
 extern "C" {
 
-FERRY_API ferry_status ferry_batch_retain_output(ferry_tensor_t* out, ferry_batch_t batch) {
+FERRY_API ferry_status ferry_tensor_retain(ferry_tensor_t* out, ferry_batch_t batch) {
   FERRY_API_BEGIN
   api::require(out, "out");
   std::shared_ptr<core::Batch> b = api::get_batch(batch);

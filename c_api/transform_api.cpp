@@ -1,4 +1,4 @@
-// The source, transform and output structs, and ferry_convert, in the C ABI.
+// The source, transform and output structs, and ferry_transform_apply, in the C ABI.
 #include <cstdint>
 
 #include "c_api/api_guard.h"
@@ -66,8 +66,8 @@ FERRY_API ferry_status ferry_tensor_info_init(ferry_tensor_info* out, size_t str
 
 // No context: the result lives nowhere yet, so device_kind is AUTO and
 // device_index -1 ("not placed"); the caller sizes its buffer from bytes.
-FERRY_API ferry_status ferry_transform_output_info(ferry_tensor_info* out, const ferry_source* source,
-                                                   const ferry_transform* transform) {
+FERRY_API ferry_status ferry_transform_describe_output(ferry_tensor_info* out, const ferry_source* source,
+                                                       const ferry_transform* transform) {
   FERRY_API_BEGIN
   api::require(out, "out");
   const core::SourceDesc s = api::to_core(api::read_struct(source, "source", api::c_defaults<ferry_source>()));
@@ -78,9 +78,9 @@ FERRY_API ferry_status ferry_transform_output_info(ferry_tensor_info* out, const
   FERRY_API_END
 }
 
-FERRY_API ferry_status ferry_convert(ferry_context_t ctx, const ferry_source* source,
-                                     const ferry_transform* transform, const ferry_output* output,
-                                     void* stream) {
+FERRY_API ferry_status ferry_transform_apply(ferry_context_t ctx, const ferry_source* source,
+                                             const ferry_transform* transform, const ferry_output* output,
+                                             ferry_cuda_stream stream) {
   FERRY_API_BEGIN
   const auto context = api::get_context(ctx);
   const core::SourceDesc s = api::to_core(api::read_struct(source, "source", api::c_defaults<ferry_source>()));

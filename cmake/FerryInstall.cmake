@@ -26,8 +26,14 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ferry DESTINATION ${CMAKE_INSTAL
 install(EXPORT ferryTargets NAMESPACE ferry:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ferry)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ferryConfig.cmake.in
   ${PROJECT_BINARY_DIR}/ferryConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ferry)
+# Compatible versions as for the soname: the same major, and while 0.x the same minor.
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(ferry_compatibility SameMinorVersion)
+else()
+  set(ferry_compatibility SameMajorVersion)
+endif()
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/ferryConfigVersion.cmake
-  COMPATIBILITY SameMajorVersion)
+  COMPATIBILITY ${ferry_compatibility})
 install(FILES ${PROJECT_BINARY_DIR}/ferryConfig.cmake ${PROJECT_BINARY_DIR}/ferryConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ferry)
 

@@ -10,7 +10,8 @@ namespace ferry::core {
 void validate_context_options(const ContextOptions& o) {
   checked_enum_field(o.device_kind, {DeviceKind::Auto, DeviceKind::Cpu, DeviceKind::Cuda}, "options->device_kind",
                      "FERRY_DEVICE_AUTO (0), FERRY_DEVICE_CPU (1) or FERRY_DEVICE_CUDA (2)");
-  FERRY_EXPECT(o.device_index >= 0, Status::OutOfRange, "options->device_index is ", o.device_index,
+  // A value outside its range (INVALID_ARGUMENT); past the device count it is NO_DEVICE, at create.
+  FERRY_EXPECT(o.device_index >= 0, Status::InvalidArgument, "options->device_index is ", o.device_index,
                ": must not be negative");
   FERRY_EXPECT(o.stream_count >= 1 && o.stream_count <= 64, Status::InvalidArgument,
                "options->stream_count is ", o.stream_count, ": expected 1..64");

@@ -1,5 +1,5 @@
 // The staging pipeline's counters, kept per context and read by
-// ferry_context_stats. Atomics: many staging threads and stream callbacks add
+// ferry_stats_get. Atomics: many staging threads and stream callbacks add
 // to them at once, and a snapshot never blocks the pipeline.
 #pragma once
 

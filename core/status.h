@@ -22,6 +22,7 @@ enum class Status : int {
   Busy = 13,
   SourceTooSmall = 14,
   Internal = 15,
+  OutputTooSmall = 16,
 };
 
 }  // namespace ferry

@@ -41,6 +41,6 @@ elseif(KIND STREQUAL "csharp")
     skip("the C# binding was not built")
   endif()
   run(${cache_FERRY_MCS} -r:${dll} -out:${BUILD}/bindings/csharp/bin/StagingLoop.exe ${SRC}/StagingLoop.cs)
-  # Mono finds libferry_csharp.so next to Ferry.dll, and it finds libferry.so.0.
+  # Mono finds libferry_csharp.so next to Ferry.dll, and it finds libferry.so.0.2.
   run(${cache_FERRY_MONO} ${BUILD}/bindings/csharp/bin/StagingLoop.exe)
 endif()

@@ -25,7 +25,7 @@ int main(void) {
 
   const size_t frame_bytes = (size_t)N * H * W * C;
   unsigned char* frames = NULL;
-  CHECK(ferry_host_alloc((void**)&frames, ctx, frame_bytes));
+  CHECK(ferry_memory_alloc_host((void**)&frames, ctx, frame_bytes));
 
   ferry_transform transform;
   CHECK(ferry_transform_init(&transform, sizeof transform));
@@ -33,7 +33,7 @@ int main(void) {
   memcpy(transform.mean, mean, sizeof mean);
   memcpy(transform.std, std_dev, sizeof std_dev);
 
-  void* consumer_stream = NULL; /* your cudaStream_t */
+  ferry_cuda_stream consumer_stream = NULL; /* your cudaStream_t */
   ferry_submit_options options;
   CHECK(ferry_submit_options_init(&options, sizeof options));
   options.handoff_stream = consumer_stream;
@@ -53,7 +53,7 @@ int main(void) {
     CHECK(ferry_batch_wait(batch));        /* or: keep queuing work on consumer_stream */
     ferry_tensor_info out;
     CHECK(ferry_tensor_info_init(&out, sizeof out));
-    CHECK(ferry_batch_output(&out, batch));
+    CHECK(ferry_batch_describe_output(&out, batch));
     printf("step %d: %s tensor %lld x %lld x %lld x %lld at %p\n", step,
            out.device_kind == FERRY_DEVICE_CUDA ? "CUDA" : "CPU", (long long)out.shape[0],
            (long long)out.shape[1], (long long)out.shape[2], (long long)out.shape[3], out.data);
@@ -67,7 +67,7 @@ int main(void) {
     }
     CHECK(ferry_batch_release(batch));
   }
-  CHECK(ferry_host_free(ctx, frames));
+  CHECK(ferry_memory_free_host(ctx, frames));
   CHECK(ferry_context_destroy(ctx));
   puts("ok");
   return 0;

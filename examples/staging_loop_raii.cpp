@@ -31,9 +31,9 @@ Context make_context() {
 class PinnedBuffer {
  public:
   PinnedBuffer(ferry_context_t ctx, size_t bytes) : ctx_(ctx), bytes_(bytes) {
-    check(ferry_host_alloc(&data_, ctx, bytes), "ferry_host_alloc");
+    check(ferry_memory_alloc_host(&data_, ctx, bytes), "ferry_memory_alloc_host");
   }
-  ~PinnedBuffer() { ferry_host_free(ctx_, data_); }
+  ~PinnedBuffer() { ferry_memory_free_host(ctx_, data_); }
   PinnedBuffer(const PinnedBuffer&) = delete;
   PinnedBuffer& operator=(const PinnedBuffer&) = delete;
   unsigned char* data() const { return static_cast<unsigned char*>(data_); }
@@ -76,7 +76,7 @@ int main() try {
     check(ferry_batch_wait(batch.get()), "ferry_batch_wait");
     ferry_tensor_info info;
     check(ferry_tensor_info_init(&info, sizeof info), "ferry_tensor_info_init");
-    check(ferry_batch_output(&info, batch.get()), "ferry_batch_output");
+    check(ferry_batch_describe_output(&info, batch.get()), "ferry_batch_describe_output");
     std::printf("step %d: float16 NCHW %lld x %lld x %lld x %lld, %zu bytes\n", step,
                 static_cast<long long>(info.shape[0]), static_cast<long long>(info.shape[1]),
                 static_cast<long long>(info.shape[2]), static_cast<long long>(info.shape[3]), info.bytes);

@@ -97,9 +97,9 @@ class CtypesFerry:
             "ferry_context_destroy": [c_vp], "ferry_source_init": [c_vp, c_size],
             "ferry_transform_init": [c_vp, c_size], "ferry_submit_options_init": [c_vp, c_size],
             "ferry_batch_submit": [c_vp, c_vp, c_vp, c_vp, c_vp, c_vp], "ferry_batch_wait": [c_vp],
-            "ferry_batch_release": [c_vp], "ferry_batch_stream_wait": [c_vp, c_vp],
-            "ferry_host_alloc": [c_vp, c_vp, c_size], "ferry_host_free": [c_vp, c_vp],
-            "ferry_host_unregister": [c_vp, c_vp],
+            "ferry_batch_release": [c_vp], "ferry_batch_handoff": [c_vp, c_vp],
+            "ferry_memory_alloc_host": [c_vp, c_vp, c_size], "ferry_memory_free_host": [c_vp, c_vp],
+            "ferry_memory_unregister_host": [c_vp, c_vp],
         }.items():
             getattr(L, fn).argtypes = args
             getattr(L, fn).restype = c_int
@@ -125,14 +125,14 @@ class CtypesFerry:
 
     def host_alloc(self, nbytes):
         p = c_vp()
-        self.check(self.lib.ferry_host_alloc(ctypes.byref(p), self.ctx, nbytes), "ferry_host_alloc")
+        self.check(self.lib.ferry_memory_alloc_host(ctypes.byref(p), self.ctx, nbytes), "ferry_memory_alloc_host")
         return p.value
 
     def host_free(self, ptr):
-        self.lib.ferry_host_free(self.ctx, c_vp(ptr))
+        self.lib.ferry_memory_free_host(self.ctx, c_vp(ptr))
 
     def unregister(self, ptr):
-        self.lib.ferry_host_unregister(self.ctx, c_vp(ptr))
+        self.lib.ferry_memory_unregister_host(self.ctx, c_vp(ptr))
 
     def submit(self, ptr, shape, transform, policy, stream):
         n, h, w, c = shape

@@ -85,6 +85,7 @@ static void ferry_managed_release_hold(void* hold) {
 %rename(ErrBusy) FERRY_ERR_BUSY;
 %rename(ErrSourceTooSmall) FERRY_ERR_SOURCE_TOO_SMALL;
 %rename(ErrInternal) FERRY_ERR_INTERNAL;
+%rename(ErrOutputTooSmall) FERRY_ERR_OUTPUT_TOO_SMALL;
 %rename(Auto) FERRY_DEVICE_AUTO;
 %rename(Cpu) FERRY_DEVICE_CPU;
 %rename(Cuda) FERRY_DEVICE_CUDA;

@@ -33,7 +33,7 @@
 %csmethodmodifiers ferry_source::set_samples "internal";
 
 %pragma(csharp) modulecode=%{
-  /// <summary>The packed output that source and transform give (ferry_transform_output_info), with
+  /// <summary>The packed output that source and transform give (ferry_transform_describe_output), with
   /// the transform's mean/std lengths checked against the channels as at Submit.</summary>
   public static TensorInfo TransformOutputInfo(Source source, Transform transform) {
     if (transform != null) transform.CheckLengths(source);
@@ -123,7 +123,7 @@
     return batch;
   }
 
-  /// <summary>ferry_convert: data already in the context's memory; stream IntPtr.Zero is the
+  /// <summary>ferry_transform_apply: data already in the context's memory; stream IntPtr.Zero is the
   /// legacy stream.</summary>
   public void Convert(Source source, Transform transform, Output output, global::System.IntPtr stream = default(global::System.IntPtr)) {
     if (transform != null) transform.CheckLengths(source);

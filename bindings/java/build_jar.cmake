@@ -1,7 +1,7 @@
 # Compiles every .java under SOURCES_DIRS into CLASSES, copies NATIVE_LIBS
 # under CLASSES/NATIVE_DIR, and packs OUT_JAR. (A script, because SWIG's list
 # of generated classes is known only after it ran.)
-file(REMOVE_RECURSE ${CLASSES})
+file(REMOVE_RECURSE ${CLASSES} ${CLASSES}/../native-stage)
 file(MAKE_DIRECTORY ${CLASSES})
 set(sources "")
 foreach(dir IN LISTS SOURCES_DIRS)
@@ -16,9 +16,8 @@ endif()
 # Class files only, without the native code: java.missing_native_library uses this copy.
 file(MAKE_DIRECTORY ${CLASSES}/${NATIVE_DIR})
 foreach(lib IN LISTS NATIVE_LIBS)
+  # libferry's path is its soname link (TARGET_SONAME_FILE), the name the loader asks for.
   get_filename_component(name ${lib} NAME)
-  # libferry.so.0.1.0 is the file; the loader asks for the soname libferry.so.0.
-  string(REGEX REPLACE "^(libferry\\.so\\.[0-9]+).*$" "\\1" name ${name})
   configure_file(${lib} ${CLASSES}/../native-stage/${NATIVE_DIR}/${name} COPYONLY)
 endforeach()
 execute_process(COMMAND ${JAR} cf ${OUT_JAR} -C ${CLASSES} . -C ${CLASSES}/../native-stage .

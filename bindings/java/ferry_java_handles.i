@@ -38,7 +38,7 @@
 
 %pragma(java) modulecode=%{
   /**
-   * The packed output that source and transform give (ferry_transform_output_info), with the
+   * The packed output that source and transform give (ferry_transform_describe_output), with the
    * transform's mean/std lengths checked against the channels as at submit.
    */
   public static TensorInfo transformOutputInfo(Source source, Transform transform) {
@@ -94,7 +94,7 @@
     return submit(source, data, transform, null, null);
   }
 
-  /** ferry_convert: data already in the context's memory; stream 0 is the legacy stream. */
+  /** ferry_transform_apply: data already in the context's memory; stream 0 is the legacy stream. */
   public void convert(Source source, Transform transform, Output output, long stream) {
     if (transform != null) transform.checkLengths(source);
     convertNative(source, transform, output, stream);

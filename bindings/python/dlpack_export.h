@@ -115,7 +115,7 @@ inline DLDataType dl_dtype(ferry_dtype dtype) {
  * GIL held. Throws ferry_binding::Error on a description DLPack cannot carry. */
 inline PyObject* make_dlpack_capsule(ferry_batch_t batch, PyObject* owner, bool versioned) {
   ferry_tensor_t reference = NULL;
-  ferry_binding::check(ferry_batch_retain_output(&reference, batch));
+  ferry_binding::check(ferry_tensor_retain(&reference, batch));
   Export* e = new (std::nothrow) Export{};
   if (e == nullptr) {
     (void)ferry_tensor_release(reference);

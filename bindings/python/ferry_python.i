@@ -157,11 +157,11 @@ void set_error_classes(PyObject* mapping) {
 PyObject* dlpack_capsule(ferry_batch_s* batch, PyObject* owner, bool versioned) {
   return ferry_py::make_dlpack_capsule(batch, owner == Py_None ? NULL : owner, versioned);
 }
-/* ferry_batch_retain_output: a tensor reference as an int id, for objects that
+/* ferry_tensor_retain: a tensor reference as an int id, for objects that
  * export the output by address (the array interfaces); release_output ends it. */
 unsigned long long retain_output(ferry_batch_s* batch) {
   ferry_tensor_t reference = NULL;
-  ferry_binding::check(ferry_batch_retain_output(&reference, batch));
+  ferry_binding::check(ferry_tensor_retain(&reference, batch));
   return (unsigned long long)(uintptr_t)reference;
 }
 /* ferry_tensor_release; never raises (used from __del__). */

@@ -254,7 +254,7 @@ void check_output(ConvertPlan& plan, const OutputDesc* out) {
     if (d.name == w.name) plan.out_strides.w = d.stride;
   }
   if (out != nullptr)
-    FERRY_EXPECT(o.bytes >= plan.out_extent, Status::SourceTooSmall, "output.bytes is ", o.bytes,
+    FERRY_EXPECT(o.bytes >= plan.out_extent, Status::OutputTooSmall, "output.bytes is ", o.bytes,
                  ": the output shape and strides reach ", plan.out_extent, " bytes");
 }
 

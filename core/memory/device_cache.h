@@ -1,6 +1,6 @@
 // DeviceCache: ferry's caching, stream-ordered device allocator.
 //
-// Semantics (those of ferry_device_alloc / ferry_device_free):
+// Semantics (those of ferry_memory_alloc_device / ferry_memory_free_device):
 //   - a block freed on stream S is reusable at once by allocations on S;
 //   - on any other stream only after an event recorded on S after the free
 //     has completed (StreamEpochs); never through a device-wide sync.

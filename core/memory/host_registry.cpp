@@ -136,7 +136,7 @@ void HostRegistry::register_explicit(const void* ptr, std::size_t bytes) {
   const RegisterOutcome outcome = backend_register(ptr, bytes);
   FERRY_EXPECT(outcome == RegisterOutcome::kRegistered, Status::AlreadyExists, "ptr is ", ptr, ", bytes is ",
                bytes, ": this memory is already page-locked outside ferry (cudaHostRegister by someone else, or "
-               "memory from cudaHostAlloc/ferry_host_alloc, which needs no registration)");
+               "memory from cudaHostAlloc/ferry_memory_alloc_host, which needs no registration)");
   insert(start, end, true);
 }
 

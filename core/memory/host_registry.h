@@ -2,7 +2,7 @@
 // so copies from them run at pinned speed.
 //
 // Two kinds of entries, in one map ordered by page:
-//   - explicit (ferry_host_register): kept until unregister or the end of the
+//   - explicit (ferry_memory_register_host): kept until unregister or the end of the
 //     context; never evicted, not counted against the cap;
 //   - cached (lookup_or_register, used by the pipeline): kept in an LRU whose
 //     registered bytes never exceed cache_cap_bytes; the least recently used
@@ -38,13 +38,13 @@ class HostRegistry {
   HostRegistry(const HostRegistry&) = delete;
   HostRegistry& operator=(const HostRegistry&) = delete;
 
-  // ferry_host_register. Throws Status::InvalidArgument (NULL, 0 bytes),
+  // ferry_memory_register_host. Throws Status::InvalidArgument (NULL, 0 bytes),
   // Status::Overflow (ptr + bytes wraps), Status::AlreadyExists (shares a
   // page with an explicit registration, or registered outside ferry),
   // Status::Busy (shares a page with a cached entry a copy in flight uses).
   // Cached entries that share its pages are dropped first.
   void register_explicit(const void* ptr, std::size_t bytes);
-  // ferry_host_unregister: the entry (explicit or cached) starting at ptr.
+  // ferry_memory_unregister_host: the entry (explicit or cached) starting at ptr.
   // Status::NotFound if none, Status::Busy while a copy uses it.
   void unregister(const void* ptr);
 

@@ -54,7 +54,7 @@ class MemorySystem {
   // (see orphan_segments.h); shared, so holders may outlive this object.
   const std::shared_ptr<OrphanSegments>& orphans() const noexcept { return orphans_; }
 
-  // Whether [ptr, ptr + bytes) lies in pinned memory ferry_host_alloc handed out.
+  // Whether [ptr, ptr + bytes) lies in pinned memory ferry_memory_alloc_host handed out.
   bool is_ferry_pinned(const void* ptr, std::size_t bytes) const { return pinned_->contains(ptr, bytes); }
 
   // Trim: kinds is a non-empty set of MemoryKind bits;

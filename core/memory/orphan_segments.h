@@ -1,7 +1,7 @@
 // OrphanSegments: device memory that outlives its context.
 //
 // A batch's output can be held outside ferry (a DLPack tensor, a Java or C#
-// view: ferry_batch_retain_output) after its context is destroyed. The
+// view: ferry_tensor_retain) after its context is destroyed. The
 // context's device cache then frees every segment except those holding such
 // blocks; it hands those segments to this registry, which frees each one when
 // its last held block is released. The registry keeps the backend alive for

@@ -1,5 +1,5 @@
 // OutputBlock: a batch's output that ferry allocated, owned jointly by the
-// batch and by every tensor reference taken on it (ferry_batch_retain_output).
+// batch and by every tensor reference taken on it (ferry_tensor_retain).
 //
 // The last owner to let go gives the block back:
 //   - while the context lives, to its device cache in stream order: after the

@@ -121,7 +121,7 @@ class Stager {
   void take_unreleased_slot(Batch& batch);  // Status::OutOfMemory at the bound
   void give_unreleased_slot_back(Batch& batch) noexcept;
   // wait/query saw the batch complete without error: its place, its count,
-  // and its source's registrations (so ferry_host_unregister works as soon as
+  // and its source's registrations (so ferry_memory_unregister_host works as soon as
   // wait returns, not only once the completion thread has got round to it).
   void observed_complete(Batch& batch) noexcept {
     count_outcome(batch, false);

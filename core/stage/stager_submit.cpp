@@ -33,6 +33,11 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
                      "FERRY_SOURCE_AUTO (0), FERRY_SOURCE_STAGE (1) or FERRY_SOURCE_REGISTER (2)");
   FERRY_EXPECT(options.priority >= 0, Status::InvalidArgument, "options->priority is ", options.priority,
                ": must be 0 (normal) or positive (high)");
+  // has_handoff is the one switch: a stream without it would be ignored, or read as a request.
+  FERRY_EXPECT(options.has_handoff || options.handoff_stream == nullptr, Status::InvalidArgument,
+               "options->handoff_stream is ", options.handoff_stream,
+               " but options->has_handoff_stream is 0: set has_handoff_stream to 1 to hand off to that stream, "
+               "or handoff_stream to NULL for no hand-off");
   auto batch = std::make_shared<Batch>(link_);
   Batch& b = *batch;
   b.plan = make_convert_plan(source, transform, output);

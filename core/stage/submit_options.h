@@ -16,7 +16,7 @@ namespace ferry::core {
 enum class SourcePolicy : int { Auto = 0, Stage = 1, Register = 2 };
 
 struct SubmitOptions {
-  bool has_handoff = false;
+  bool has_handoff = false;               // the one switch: handoff_stream must be null without it
   StreamHandle handoff_stream = nullptr;  // with has_handoff: nullptr is the legacy stream
   int priority = 0;
   SourcePolicy source_policy = SourcePolicy::Auto;

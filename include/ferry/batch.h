@@ -11,7 +11,7 @@
  * handles answer FERRY_ERR_INVALID_HANDLE from then on (releasing them is
  * not needed, and gives that status), and output pointers ferry allocated
  * must not be used any more, unless a tensor reference holds them
- * (ferry_batch_retain_output, ferry/tensor.h). A thread blocked in
+ * (ferry_tensor_retain, ferry/tensor.h). A thread blocked in
  * ferry_batch_wait meanwhile returns a status. */
 #ifndef FERRY_BATCH_H
 #define FERRY_BATCH_H
@@ -37,23 +37,27 @@ typedef enum ferry_source_policy {
   FERRY_SOURCE_AUTO = 0,     /* pinned/registered memory is copied directly; pageable is staged */
   FERRY_SOURCE_STAGE = 1,    /* always gather through the pinned staging ring */
   FERRY_SOURCE_REGISTER = 2  /* pageable buffers go through the registration cache (for buffers
-                                the caller reuses); see ferry_host_register on freeing them.
+                                the caller reuses); see ferry_memory_register_host on freeing them.
                                 A buffer the cache declines (one sharing a page with another
                                 registration, e.g. small separate samples) is staged instead */
 } ferry_source_policy;
 
 typedef struct ferry_submit_options {
   size_t struct_size;
-  /* The caller's stream (cudaStream_t) to hand off to: the stream waits for
+  /* A hand-off is asked for by has_handoff_stream, and by nothing else.
+   * Non-zero: handoff_stream (NULL is the legacy default stream) waits for
    * the batch (an event, no host sync), and the batch's writes start only
    * after the work queued on the stream before submit (so a destination the
    * stream still reads may be submitted again). Work the caller queues on the
    * stream after submit returns sees the finished output. For a staged
    * (pageable) source this makes submit wait on the host until every chunk is
    * staged and queued (CUDA can only wait on events already recorded); the
-   * copies and kernels still run asynchronously. NULL: no hand-off. */
-  void* handoff_stream;
-  int has_handoff_stream; /* non-zero: handoff_stream is set (NULL then means the legacy stream) */
+   * copies and kernels still run asynchronously.
+   * Zero (the default): no hand-off, and handoff_stream must be NULL: a
+   * stream without the switch is FERRY_ERR_INVALID_ARGUMENT (naming both
+   * fields), never silently used or ignored. */
+  ferry_cuda_stream handoff_stream;
+  int has_handoff_stream;
   int priority;           /* 0 normal; > 0 runs on the high-priority streams when the pool has them */
   ferry_source_policy source_policy;
   uint64_t chunk_bytes;   /* 0: the context's value */
@@ -66,7 +70,7 @@ FERRY_API ferry_status ferry_submit_options_init(ferry_submit_options* out, size
 /* Submits a batch. `output` NULL: the output is allocated from the context's
  * device cache and given back, in stream order, at ferry_batch_release.
  * transform and options may be NULL for the defaults. The source memory must
- * stay unchanged until ferry_batch_source_reusable says so (or wait returns).
+ * stay unchanged until ferry_batch_query_source says so (or wait returns).
  * Beyond the context's in-flight limits this blocks, or returns FERRY_ERR_BUSY
  * when the context was created with submit_nonblocking. */
 FERRY_API ferry_status ferry_batch_submit(ferry_batch_t* out, ferry_context_t ctx,
@@ -86,16 +90,16 @@ FERRY_API ferry_status ferry_batch_query(ferry_batch_t batch);
  * queued). On the CPU backend it waits on the host. The hand-off stream and
  * streams given here must still exist at ferry_batch_release: a ferry-allocated
  * output goes back to the cache in their order too. */
-FERRY_API ferry_status ferry_batch_stream_wait(ferry_batch_t batch, void* stream);
+FERRY_API ferry_status ferry_batch_handoff(ferry_batch_t batch, ferry_cuda_stream stream);
 /* *out = 1 once the host source may be overwritten (after the staging copy
  * for a pageable source, after the DMA for a pinned or registered one), else 0. */
-FERRY_API ferry_status ferry_batch_source_reusable(int* out, ferry_batch_t batch);
+FERRY_API ferry_status ferry_batch_query_source(int* out, ferry_batch_t batch);
 /* Blocks until the source may be overwritten. */
 FERRY_API ferry_status ferry_batch_wait_source(ferry_batch_t batch);
 /* The output's pointer, shape, strides and dtype. Valid before completion
  * (the pointer is fixed at submit); read the data only after wait or a
- * stream_wait. Valid until release. */
-FERRY_API ferry_status ferry_batch_output(ferry_tensor_info* out, ferry_batch_t batch);
+ * hand-off. Valid until release. */
+FERRY_API ferry_status ferry_batch_describe_output(ferry_tensor_info* out, ferry_batch_t batch);
 /* Releases the handle. If the batch is still in flight its memory is given
  * back when the work completes; ferry-allocated output goes back to the device
  * cache in stream order, so the data pointer must not be used afterwards

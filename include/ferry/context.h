@@ -1,8 +1,8 @@
-/* ferry: devices and contexts. */
+/* ferry: contexts, one per device: everything ferry owns for it. */
 #ifndef FERRY_CONTEXT_H
 #define FERRY_CONTEXT_H
 
-#include "ferry/common.h"
+#include "ferry/device.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -10,42 +10,11 @@ extern "C" {
 
 typedef struct ferry_context_s* ferry_context_t;
 
-typedef enum ferry_device_kind {
-  FERRY_DEVICE_AUTO = 0, /* the first working CUDA device, else the CPU */
-  FERRY_DEVICE_CPU = 1,
-  FERRY_DEVICE_CUDA = 2
-} ferry_device_kind;
-
-/* Number of CUDA devices ferry can use. 0 (and FERRY_OK) where there is no
- * driver or no GPU: that is not an error. Thread-safe. */
-FERRY_API ferry_status ferry_device_count(int* out);
-
-typedef struct ferry_device_properties {
-  size_t struct_size;
-  char name[256];
-  int index;
-  int compute_capability_major;
-  int compute_capability_minor;
-  uint64_t total_memory_bytes;
-  int multiprocessor_count;
-  int async_engine_count; /* copy engines */
-  int pci_domain_id;      /* -1 where the driver does not tell */
-  int pci_bus_id;
-  int pci_device_id;
-  int numa_node;          /* -1 where unknown */
-  int pcie_generation;    /* current link generation, -1 where unknown */
-  int pcie_link_width;    /* current lanes, -1 where unknown */
-} ferry_device_properties;
-
-FERRY_API ferry_status ferry_device_properties_init(ferry_device_properties* out, size_t struct_size);
-/* Properties of CUDA device `device` (0 <= device < ferry_device_count).
- * out->struct_size must be set (ferry_device_properties_init). Thread-safe. */
-FERRY_API ferry_status ferry_device_get_properties(ferry_device_properties* out, int device);
-
 typedef struct ferry_context_options {
   size_t struct_size;
   ferry_device_kind device_kind;  /* default FERRY_DEVICE_AUTO */
-  int device_index;               /* for FERRY_DEVICE_CUDA; default 0 */
+  int device_index;               /* for FERRY_DEVICE_CUDA; default 0, >= 0 (an index with no
+                                     device: FERRY_ERR_NO_DEVICE at create) */
   int stream_count;               /* streams in the pool; default 4, 1..64 */
   int high_priority_streams;      /* non-zero: create the pool's streams at the highest priority */
   uint64_t pinned_cache_bytes;    /* cap on pinned bytes held (in use + cached); default 1 GiB */
@@ -83,8 +52,8 @@ FERRY_API ferry_status ferry_context_create(ferry_context_t* out, const ferry_co
 FERRY_API ferry_status ferry_context_destroy(ferry_context_t ctx);
 
 /* Which device the context got (AUTO resolves to CPU or CUDA). Thread-safe. */
-FERRY_API ferry_status ferry_context_device(ferry_device_kind* out_kind, int* out_index,
-                                            ferry_context_t ctx);
+FERRY_API ferry_status ferry_context_get_device(ferry_device_kind* out_kind, int* out_index,
+                                                ferry_context_t ctx);
 
 #ifdef __cplusplus
 }

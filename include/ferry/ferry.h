@@ -4,8 +4,10 @@
 #define FERRY_FERRY_H
 
 #include "ferry/common.h"
+#include "ferry/device.h"
 #include "ferry/context.h"
 #include "ferry/memory.h"
+#include "ferry/stats.h"
 #include "ferry/transform.h"
 #include "ferry/batch.h"
 #include "ferry/tensor.h"

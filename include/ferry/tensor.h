@@ -5,10 +5,10 @@
  * released or the context destroyed. A tensor reference gives that:
  *
  *   ferry_tensor_t t;
- *   ferry_batch_retain_output(&t, batch);   // the output now lives until t goes
+ *   ferry_tensor_retain(&t, batch);          // the output now lives until t goes
  *   ferry_batch_release(batch);
  *   ferry_context_destroy(ctx);              // everything else is freed
- *   ... read the output (after a wait or stream_wait made before) ...
+ *   ... read the output (after a wait or hand-off made before) ...
  *   ferry_tensor_release(t);                 // the output's memory goes back
  *
  * Every function here is thread-safe; a reference may be released from any
@@ -28,8 +28,8 @@ typedef struct ferry_tensor_s* ferry_tensor_t;
  * exactly once). The output memory stays valid until the last reference and
  * the batch are released, whichever comes last, even when the context is
  * destroyed meanwhile. Read the data only after ferry_batch_wait, or on a
- * stream made to wait by ferry_batch_stream_wait or the hand-off stream, as
- * for ferry_batch_output. When the last owner lets go, ferry-allocated memory
+ * stream made to wait by ferry_batch_handoff or the hand-off stream, as
+ * for ferry_batch_describe_output. When the last owner lets go, ferry-allocated memory
  * goes back to the context's device cache in stream order (after the batch's
  * work and after every stream made to wait for the batch: those streams must
  * still exist then); once the context is destroyed, back to the system. A
@@ -37,10 +37,10 @@ typedef struct ferry_tensor_s* ferry_tensor_t;
  * describes it, and the caller keeps it alive.
  * Errors: FERRY_ERR_INVALID_HANDLE for a released batch or one whose context
  * is destroyed. */
-FERRY_API ferry_status ferry_batch_retain_output(ferry_tensor_t* out, ferry_batch_t batch);
+FERRY_API ferry_status ferry_tensor_retain(ferry_tensor_t* out, ferry_batch_t batch);
 
 /* The referenced output's pointer, device, shape, strides and dtype (as
- * ferry_batch_output gave them). out->struct_size must be set
+ * ferry_batch_describe_output gave them). out->struct_size must be set
  * (ferry_tensor_info_init). Valid until the reference is released. */
 FERRY_API ferry_status ferry_tensor_describe(ferry_tensor_info* out, ferry_tensor_t tensor);
 

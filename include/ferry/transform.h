@@ -1,5 +1,5 @@
 /* ferry: the uint8 source, the conversion transform, the output, and
- * ferry_convert for data already on the device. */
+ * ferry_transform_apply for data already on the device. */
 #ifndef FERRY_TRANSFORM_H
 #define FERRY_TRANSFORM_H
 
@@ -125,8 +125,8 @@ FERRY_API ferry_status ferry_tensor_info_init(ferry_tensor_info* out, size_t str
 
 /* Validates source and transform and describes the packed output they give
  * (data NULL). Use it to size a destination. Thread-safe. */
-FERRY_API ferry_status ferry_transform_output_info(ferry_tensor_info* out, const ferry_source* source,
-                                                   const ferry_transform* transform);
+FERRY_API ferry_status ferry_transform_describe_output(ferry_tensor_info* out, const ferry_source* source,
+                                                       const ferry_transform* transform);
 
 /* Converts a source already in the context's memory (device memory on CUDA,
  * host memory on the CPU backend) into `output`: one kernel launch on `stream`,
@@ -134,9 +134,9 @@ FERRY_API ferry_status ferry_transform_output_info(ferry_tensor_info* out, const
  * reused once the call returns; the data only after `stream` reaches this
  * point); synchronous on the CPU. transform may be NULL for the defaults.
  * Thread-safe. */
-FERRY_API ferry_status ferry_convert(ferry_context_t ctx, const ferry_source* source,
-                                     const ferry_transform* transform, const ferry_output* output,
-                                     void* stream);
+FERRY_API ferry_status ferry_transform_apply(ferry_context_t ctx, const ferry_source* source,
+                                             const ferry_transform* transform, const ferry_output* output,
+                                             ferry_cuda_stream stream);
 
 #ifdef __cplusplus
 }

@@ -29,10 +29,10 @@ int main(void) {
   CHECK(ferry_context_options_init(&options, sizeof options) == FERRY_OK);
   options.device_kind = FERRY_DEVICE_CPU;
   CHECK(ferry_context_create(&ctx, &options) == FERRY_OK);
-  CHECK(ferry_context_device(&kind, &index, ctx) == FERRY_OK);
+  CHECK(ferry_context_get_device(&kind, &index, ctx) == FERRY_OK);
   CHECK(kind == FERRY_DEVICE_CPU && index == -1);
   CHECK(ferry_context_destroy(ctx) == FERRY_OK);
-  CHECK(ferry_context_device(&kind, &index, ctx) == FERRY_ERR_INVALID_HANDLE);
+  CHECK(ferry_context_get_device(&kind, &index, ctx) == FERRY_ERR_INVALID_HANDLE);
   CHECK(strstr(ferry_last_error(), "ctx") != NULL);
   CHECK(ferry_context_destroy(NULL) == FERRY_OK);
 

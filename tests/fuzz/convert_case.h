@@ -151,7 +151,7 @@ struct ConvertCase {
   Api api = Api::convert;
   int context_index = 0;
   SourceMemory memory = SourceMemory::pageable;
-  void* stream = nullptr;  // ferry_convert's stream argument (ignored on the CPU)
+  ferry_cuda_stream stream = nullptr;  // ferry_transform_apply's stream argument (ignored on the CPU)
 
   // The structs as the caller filled them (full size).
   ferry_source source{};
@@ -334,7 +334,7 @@ inline std::unique_ptr<ConvertCase> decode_convert_case(const std::uint8_t* byte
   c.context_index = in.pick(4) == 3 ? 1 : 0;
   const int mem = in.pick(4);
   c.memory = mem < 2 ? SourceMemory::pageable : mem == 2 ? SourceMemory::pinned : SourceMemory::registered;
-  c.stream = in.pick(16) == 15 ? reinterpret_cast<void*>(std::uintptr_t{0x1000}) : nullptr;
+  c.stream = in.pick(16) == 15 ? reinterpret_cast<ferry_cuda_stream>(std::uintptr_t{0x1000}) : nullptr;
   c.content_seed = in.u8();
 
   // ---- source ----
@@ -599,7 +599,7 @@ inline std::unique_ptr<ConvertCase> decode_convert_case(const std::uint8_t* byte
   c.callback = in.flag();
   if (in.pick(8) == 7) {
     so.has_handoff_stream = 1;
-    so.handoff_stream = in.flag() ? reinterpret_cast<void*>(std::uintptr_t{0x1000}) : nullptr;
+    so.handoff_stream = in.flag() ? reinterpret_cast<ferry_cuda_stream>(std::uintptr_t{0x1000}) : nullptr;
   }
 
   // ---- how each struct is passed ----
@@ -622,7 +622,8 @@ inline std::unique_ptr<ConvertCase> decode_convert_case(const std::uint8_t* byte
 
 // ---- checks ----
 
-inline bool is_known_status(ferry_status st) { return st >= FERRY_OK && st <= FERRY_ERR_INTERNAL; }
+// FERRY_ERR_OUTPUT_TOO_SMALL is the last status (new ones are appended).
+inline bool is_known_status(ferry_status st) { return st >= FERRY_OK && st <= FERRY_ERR_OUTPUT_TOO_SMALL; }
 
 // The expected bytes of an output block (canaries included) for the case's
 // effective structs, shaped like the guarded block: `fill` everywhere,

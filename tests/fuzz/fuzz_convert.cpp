@@ -1,5 +1,5 @@
 // libFuzzer target over the conversion descriptors on the CPU backend:
-// ferry_transform_output_info, ferry_convert and ferry_batch_submit with
+// ferry_transform_describe_output, ferry_transform_apply and ferry_batch_submit with
 // source, transform, output and submit-option structs decoded from the input
 // (convert_case.h). Every buffer is allocated to exactly the size its struct
 // declares, the output between canaries; a call that returns FERRY_OK is
@@ -127,7 +127,7 @@ void check_untouched(ConvertCase& c, const char* call, ferry_status st) {
                    canary, describe(c).c_str());
 }
 
-// Moves the source into pinned (ferry_host_alloc) memory, or registers it.
+// Moves the source into pinned (ferry_memory_alloc_host) memory, or registers it.
 struct SourcePlacement {
   ferry_context_t ctx = nullptr;
   std::vector<void*> pinned;
@@ -147,8 +147,8 @@ struct SourcePlacement {
       std::vector<const void*> moved;
       for (auto& b : buffers) {
         void* p = nullptr;
-        if (b.second == 0 || ferry_host_alloc(&p, ctx, b.second) != FERRY_OK) {
-          for (void* q : pinned) ferry_host_free(ctx, q);
+        if (b.second == 0 || ferry_memory_alloc_host(&p, ctx, b.second) != FERRY_OK) {
+          for (void* q : pinned) ferry_memory_free_host(ctx, q);
           pinned.clear();
           return;  // stays pageable
         }
@@ -167,16 +167,17 @@ struct SourcePlacement {
       c.set_source_struct();
     } else if (c.memory == SourceMemory::registered) {
       for (auto& b : buffers)
-        if (b.second > 0 && ferry_host_register(ctx, b.first, b.second) == FERRY_OK) registered.push_back(b.first);
+        if (b.second > 0 && ferry_memory_register_host(ctx, b.first, b.second) == FERRY_OK)
+          registered.push_back(b.first);
     }
   }
   // After the batch: implicit (FERRY_SOURCE_REGISTER) and explicit registrations of
   // the harness's buffers end before they are freed; pinned blocks go back.
   void undo() {
-    for (const void* p : pointers) ferry_host_unregister(ctx, p);
+    for (const void* p : pointers) ferry_memory_unregister_host(ctx, p);
     for (void* p : pinned) {
-      const ferry_status st = ferry_host_free(ctx, p);
-      FERRY_FUZZ_CHECK(st == FERRY_OK, "ferry_host_free of a pinned source: %s", ferry_last_error());
+      const ferry_status st = ferry_memory_free_host(ctx, p);
+      FERRY_FUZZ_CHECK(st == FERRY_OK, "ferry_memory_free_host of a pinned source: %s", ferry_last_error());
     }
   }
 };
@@ -230,12 +231,13 @@ void run_submit(ConvertCase& c, ferry_context_t ctx, ferry_status st_info, const
   const ferry_status qs = ferry_batch_query(batch);
   FERRY_FUZZ_CHECK(qs == ws, "query %s after wait %s", ferry_status_string(qs), ferry_status_string(ws));
   int reusable = -1;
-  FERRY_FUZZ_CHECK(ferry_batch_source_reusable(&reusable, batch) == FERRY_OK && reusable == 1,
+  FERRY_FUZZ_CHECK(ferry_batch_query_source(&reusable, batch) == FERRY_OK && reusable == 1,
                    "source not reusable after wait (%d)", reusable);
   if (ws == FERRY_OK) {
     ferry_tensor_info info;
     ferry_tensor_info_init(&info, sizeof info);
-    FERRY_FUZZ_CHECK(ferry_batch_output(&info, batch) == FERRY_OK, "ferry_batch_output: %s", ferry_last_error());
+    FERRY_FUZZ_CHECK(ferry_batch_describe_output(&info, batch) == FERRY_OK, "ferry_batch_describe_output: %s",
+                     ferry_last_error());
     FERRY_FUZZ_CHECK(get_enum(info.device_kind) == FERRY_DEVICE_CPU, "batch output on device kind %d",
                      get_enum(info.device_kind));
     if (ferry_allocates) {
@@ -245,8 +247,8 @@ void run_submit(ConvertCase& c, ferry_context_t ctx, ferry_status st_info, const
       // A tensor reference keeps the output alive past the batch's release: read it from there.
       ferry_tensor_t tensor = nullptr;
       if (c.retain) {
-        FERRY_FUZZ_CHECK(ferry_batch_retain_output(&tensor, batch) == FERRY_OK && tensor != nullptr,
-                         "ferry_batch_retain_output: %s", ferry_last_error());
+        FERRY_FUZZ_CHECK(ferry_tensor_retain(&tensor, batch) == FERRY_OK && tensor != nullptr,
+                         "ferry_tensor_retain: %s", ferry_last_error());
         FERRY_FUZZ_CHECK(ferry_batch_release(batch) == FERRY_OK, "release: %s", ferry_last_error());
         ferry_tensor_info described;
         ferry_tensor_info_init(&described, sizeof described);
@@ -313,8 +315,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Baseline: output_info on the case's source and transform, a proper info struct.
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  const ferry_status st_info = ferry_transform_output_info(&info, c.source_ptr(), c.transform_ptr());
-  check_error(st_info, "ferry_transform_output_info");
+  const ferry_status st_info = ferry_transform_describe_output(&info, c.source_ptr(), c.transform_ptr());
+  check_error(st_info, "ferry_transform_describe_output");
   const Geometry g = geometry_of(c.eff_source(), c.eff_transform(), c.eff_output());
   if (st_info == FERRY_OK) {
     ferry_output packed;
@@ -335,23 +337,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       ferry_tensor_info_init(&full, sizeof full);
       SizedStruct sized;
       sized.set(&full, sizeof full, c.info_size, 0);
-      const ferry_status st = ferry_transform_output_info(static_cast<ferry_tensor_info*>(sized.get()),
+      const ferry_status st = ferry_transform_describe_output(static_cast<ferry_tensor_info*>(sized.get()),
                                                           c.source_ptr(), c.transform_ptr());
-      check_error(st, "ferry_transform_output_info (sized)");
+      check_error(st, "ferry_transform_describe_output (sized)");
       if (c.info_size == sizeof full) FERRY_FUZZ_CHECK(st == st_info, "two output_info calls disagree");
       break;
     }
     case Api::convert: {
-      const ferry_status st = ferry_convert(ctx, c.source_ptr(), c.transform_ptr(), c.output_ptr(), c.stream);
+      const ferry_status st = ferry_transform_apply(ctx, c.source_ptr(), c.transform_ptr(), c.output_ptr(), c.stream);
       const std::string message = ferry_last_error();
-      check_error(st, "ferry_convert");
+      check_error(st, "ferry_transform_apply");
       static const bool verbose = std::getenv("FERRY_FUZZ_VERBOSE") != nullptr;
       if (verbose) std::fprintf(stderr, "  convert %s (%s)\n", ferry_status_string(st), ferry_last_error());
       if (st == FERRY_OK) {
         FERRY_FUZZ_CHECK(st_info == FERRY_OK, "convert accepted what output_info refuses: %s", describe(c).c_str());
-        check_converted(c, g, "ferry_convert");
+        check_converted(c, g, "ferry_transform_apply");
       } else {
-        check_untouched(c, "ferry_convert", st);
+        check_untouched(c, "ferry_transform_apply", st);
         FERRY_FUZZ_CHECK(st_info != FERRY_OK || !c.must_succeed(g),
                          "convert refused a plain case output_info accepts: %s (%s); %s", ferry_status_string(st),
                          message.c_str(), describe(c).c_str());

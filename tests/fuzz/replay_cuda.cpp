@@ -1,5 +1,5 @@
 // The convert fuzz target's inputs on a CUDA context, checked against the CPU
-// backend: each input (convert_case.h) is run through ferry_convert and
+// backend: each input (convert_case.h) is run through ferry_transform_apply and
 // ferry_batch_submit on a CPU context and on a CUDA context; the statuses must
 // agree, and where both succeed the GPU's output block (canaries and gaps
 // included) must equal the CPU's (float32 within 1 ulp, the rest bit for bit).
@@ -126,11 +126,11 @@ void run_one(const Contexts& ctx, const std::uint8_t* bytes, std::size_t size) {
   int dtype = get_enum(c.eff_transform().out_dtype);
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  if (ferry_transform_output_info(&info, c.source_ptr(), c.transform_ptr()) == FERRY_OK && ferry_output &&
+  if (ferry_transform_describe_output(&info, c.source_ptr(), c.transform_ptr()) == FERRY_OK && ferry_output &&
       info.bytes > max_buffer)
     return;  // as the fuzz target: not submitted
   if (!submit) {
-    cpu_st = ferry_convert(ctx.cpu, c.source_ptr(), c.transform_ptr(), c.output_ptr(), nullptr);
+    cpu_st = ferry_transform_apply(ctx.cpu, c.source_ptr(), c.transform_ptr(), c.output_ptr(), nullptr);
     if (cpu_st == FERRY_OK) cpu_block.assign(c.out.whole(), c.out.whole() + c.out.whole_size());
   } else {
     ferry_batch_t b = nullptr;
@@ -140,7 +140,7 @@ void run_one(const Contexts& ctx, const std::uint8_t* bytes, std::size_t size) {
       cpu_st = ferry_batch_wait(b);
       if (cpu_st == FERRY_OK) {
         if (ferry_output) {
-          ferry_batch_output(&info, b);
+          ferry_batch_describe_output(&info, b);
           const auto* p = static_cast<const std::uint8_t*>(info.data);
           cpu_block.assign(p, p + info.bytes);
         } else {
@@ -154,7 +154,7 @@ void run_one(const Contexts& ctx, const std::uint8_t* bytes, std::size_t size) {
   const std::size_t out_bytes = c.out.size();
   c.out.reset(out_bytes);
 
-  // ---- GPU: the source in device memory for ferry_convert; host memory for submit ----
+  // ---- GPU: the source in device memory for ferry_transform_apply; host memory for submit ----
   std::vector<std::unique_ptr<DeviceCopy>> device_samples;
   std::unique_ptr<DeviceCopy> device_data;
   if (!submit) {
@@ -200,7 +200,7 @@ void run_one(const Contexts& ctx, const std::uint8_t* bytes, std::size_t size) {
   ferry_status gpu_st;
   std::vector<std::uint8_t> gpu_block;
   if (!submit) {
-    gpu_st = ferry_convert(ctx.gpu, c.source_ptr(), c.transform_ptr(), c.output_ptr(), nullptr);
+    gpu_st = ferry_transform_apply(ctx.gpu, c.source_ptr(), c.transform_ptr(), c.output_ptr(), nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
   } else {
     ferry_batch_t b = nullptr;
@@ -209,14 +209,14 @@ void run_one(const Contexts& ctx, const std::uint8_t* bytes, std::size_t size) {
     if (gpu_st == FERRY_OK) {
       gpu_st = ferry_batch_wait(b);
       if (gpu_st == FERRY_OK && ferry_output) {
-        ferry_batch_output(&info, b);
+        ferry_batch_describe_output(&info, b);
         gpu_block.resize(info.bytes);
         CUDA_CHECK(cudaMemcpy(gpu_block.data(), info.data, info.bytes, cudaMemcpyDeviceToHost));
       }
       ferry_batch_release(b);
     }
     // FERRY_SOURCE_REGISTER leaves the source in the registration cache, and
-    // the caller must not free a registered buffer (ferry_host_register): the
+    // the caller must not free a registered buffer (ferry_memory_register_host): the
     // input's buffers are freed after this case, so drop the cache's entries.
     ferry_memory_trim(ctx.gpu, FERRY_MEMORY_REGISTERED);
   }

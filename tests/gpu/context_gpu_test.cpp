@@ -34,7 +34,7 @@ TEST(ContextGpu, ExplicitCudaContextOnEveryDevice) {
     ASSERT_EQ(ferry_context_create(&ctx, &o), FERRY_OK) << ferry_last_error();
     ferry_device_kind kind;
     int index = -1;
-    ASSERT_EQ(ferry_context_device(&kind, &index, ctx), FERRY_OK);
+    ASSERT_EQ(ferry_context_get_device(&kind, &index, ctx), FERRY_OK);
     EXPECT_EQ(kind, FERRY_DEVICE_CUDA);
     EXPECT_EQ(index, d);
     EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);

@@ -98,7 +98,8 @@ TEST(ConvertGpu, EveryCombinationMatchesTheCpuBackend) {
     ++cases;
     std::vector<std::uint8_t> want(c->output_bytes, 0xCD), got(c->output_bytes, 0);
     c->output.data = want.data();
-    ASSERT_EQ(ferry_convert(ctx.cpu, &c->source, &c->transform, &c->output, nullptr), FERRY_OK) << ferry_last_error();
+    ASSERT_EQ(ferry_transform_apply(ctx.cpu, &c->source, &c->transform, &c->output, nullptr), FERRY_OK)
+        << ferry_last_error();
     in.used = out.used = 0;
     ferry_source s = c->source;
     std::vector<const void*> device_samples;
@@ -118,7 +119,8 @@ TEST(ConvertGpu, EveryCombinationMatchesTheCpuBackend) {
     ASSERT_EQ(cudaMemset(d_out, 0xCD, c->output_bytes), cudaSuccess) << c->name;
     ferry_output o = c->output;
     o.data = d_out;
-    ASSERT_EQ(ferry_convert(ctx.gpu, &s, &c->transform, &o, stream), FERRY_OK) << c->name << ": " << ferry_last_error();
+    ASSERT_EQ(ferry_transform_apply(ctx.gpu, &s, &c->transform, &o, stream), FERRY_OK)
+        << c->name << ": " << ferry_last_error();
     device_samples.assign(device_samples.size(), nullptr);  // the array may be reused at once
     ASSERT_EQ(cudaMemcpyAsync(got.data(), d_out, c->output_bytes, cudaMemcpyDeviceToHost, stream), cudaSuccess)
         << c->name;
@@ -163,13 +165,14 @@ TEST(ConvertGpu, ChunksOnManyStreamsMatchTheCpu) {
   c->transform.per_sample_count = n;
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  ASSERT_EQ(ferry_transform_output_info(&info, &c->source, &c->transform), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_transform_describe_output(&info, &c->source, &c->transform), FERRY_OK) << ferry_last_error();
   c->output.bytes = info.bytes;
 
   std::vector<std::uint8_t> want(info.bytes, 0xCD), got(info.bytes, 0);
   Contexts ctx;
   c->output.data = want.data();
-  ASSERT_EQ(ferry_convert(ctx.cpu, &c->source, &c->transform, &c->output, nullptr), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_transform_apply(ctx.cpu, &c->source, &c->transform, &c->output, nullptr), FERRY_OK)
+      << ferry_last_error();
 
   const ferry::core::OutputDesc out_desc = ferry::api::to_core(c->output);
   const ferry::core::ConvertPlan plan =
@@ -245,7 +248,7 @@ TEST(ConvertGpu, OutOfDeviceMemoryIsReportedCleanly) {
   Contexts ctx;
   std::vector<std::uint8_t> want(out_bytes), got(out_bytes);
   o.data = want.data();
-  ASSERT_EQ(ferry_convert(ctx.cpu, &s, nullptr, &o, nullptr), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_transform_apply(ctx.cpu, &s, nullptr, &o, nullptr), FERRY_OK) << ferry_last_error();
   s.samples = device_samples.data();
   o.data = d_out;
 
@@ -265,7 +268,7 @@ TEST(ConvertGpu, OutOfDeviceMemoryIsReportedCleanly) {
     cudaStream_t stream;
     if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) break;  // no memory for a stream
     CUDA_OK(cudaMemset(d_out, 0xCD, out_bytes));
-    const ferry_status status = ferry_convert(ctx.gpu, &s, nullptr, &o, stream);
+    const ferry_status status = ferry_transform_apply(ctx.gpu, &s, nullptr, &o, stream);
     if (status == FERRY_ERR_OUT_OF_MEMORY) {
       ++oom;
       EXPECT_NE(std::string(ferry_last_error()), "");
@@ -282,7 +285,7 @@ TEST(ConvertGpu, OutOfDeviceMemoryIsReportedCleanly) {
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   CUDA_OK(cudaMemset(d_out, 0xCD, out_bytes));
-  ASSERT_EQ(ferry_convert(ctx.gpu, &s, nullptr, &o, stream), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_transform_apply(ctx.gpu, &s, nullptr, &o, stream), FERRY_OK) << ferry_last_error();
   CUDA_OK(cudaMemcpyAsync(got.data(), d_out, out_bytes, cudaMemcpyDeviceToHost, stream));
   CUDA_OK(cudaStreamSynchronize(stream));
   EXPECT_EQ(compare(got, want, FERRY_DTYPE_FLOAT32), "");

@@ -47,8 +47,8 @@ std::string check(ferry_context_t cpu, ferry_context_t gpu, WindowCase& c, Devic
   std::fill(want.begin() + guard_bytes, want.begin() + guard_bytes + bytes, poison);
   ferry_output o = c.output;
   o.data = want.data() + guard_bytes;
-  if (ferry_convert(cpu, &c.source, &c.transform, &o, nullptr) != FERRY_OK)
-    return std::string("CPU ferry_convert failed: ") + ferry_last_error();
+  if (ferry_transform_apply(cpu, &c.source, &c.transform, &o, nullptr) != FERRY_OK)
+    return std::string("CPU ferry_transform_apply failed: ") + ferry_last_error();
 
   ferry_source s = c.source;
   std::vector<const void*> device_samples;
@@ -75,8 +75,8 @@ std::string check(ferry_context_t cpu, ferry_context_t gpu, WindowCase& c, Devic
       cudaMemsetAsync(d.out + guard_bytes, poison, bytes, stream) != cudaSuccess)
     return "cudaMemset failed";
   o.data = d.out + guard_bytes;
-  if (ferry_convert(gpu, &s, &c.transform, &o, stream) != FERRY_OK)
-    return std::string("GPU ferry_convert failed: ") + ferry_last_error();
+  if (ferry_transform_apply(gpu, &s, &c.transform, &o, stream) != FERRY_OK)
+    return std::string("GPU ferry_transform_apply failed: ") + ferry_last_error();
   const cudaError_t copied = cudaMemcpyAsync(got.data(), d.out, total, cudaMemcpyDeviceToHost, stream);
   const cudaError_t synced = cudaStreamSynchronize(stream);
   if (copied != cudaSuccess || synced != cudaSuccess)

@@ -70,7 +70,7 @@ class MemoryGpuTest : public ::testing::Test {
   ferry_stats stats() {
     ferry_stats s;
     ferry_stats_init(&s, sizeof s);
-    EXPECT_EQ(ferry_context_stats(&s, ctx), FERRY_OK);
+    EXPECT_EQ(ferry_stats_get(&s, ctx), FERRY_OK);
     return s;
   }
   // Frees `p` on `free_stream` while a 300 ms kernel still owns it, then
@@ -78,23 +78,23 @@ class MemoryGpuTest : public ::testing::Test {
   void check_cross_stream(cudaStream_t free_stream) {
     const size_t n = 12u << 20;
     void* p = nullptr;
-    ASSERT_EQ(ferry_device_alloc(&p, ctx, n, free_stream), FERRY_OK) << ferry_last_error();
+    ASSERT_EQ(ferry_memory_alloc_device(&p, ctx, n, free_stream), FERRY_OK) << ferry_last_error();
     fill_spin_verify<<<64, 256, 0, free_stream>>>(static_cast<unsigned char*>(p), n, 0xAA, 300'000'000, changed);
     ASSERT_EQ(cudaGetLastError(), cudaSuccess);
-    ASSERT_EQ(ferry_device_free(ctx, p, free_stream), FERRY_OK) << ferry_last_error();
+    ASSERT_EQ(ferry_memory_free_device(ctx, p, free_stream), FERRY_OK) << ferry_last_error();
     void* q = nullptr;
-    ASSERT_EQ(ferry_device_alloc(&q, ctx, n, s2), FERRY_OK) << ferry_last_error();
+    ASSERT_EQ(ferry_memory_alloc_device(&q, ctx, n, s2), FERRY_OK) << ferry_last_error();
     EXPECT_NE(q, p) << "a block reached another stream while its stream's kernel still ran";
     fill<<<64, 256, 0, s2>>>(static_cast<unsigned char*>(q), n, 0x55);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_EQ(changed_bytes(), 0u);
-    ASSERT_EQ(ferry_device_free(ctx, q, s2), FERRY_OK);
+    ASSERT_EQ(ferry_memory_free_device(ctx, q, s2), FERRY_OK);
     // Now that the work is done, the block is reusable on any stream.
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     void* r = nullptr;
-    ASSERT_EQ(ferry_device_alloc(&r, ctx, n, s1), FERRY_OK);
+    ASSERT_EQ(ferry_memory_alloc_device(&r, ctx, n, s1), FERRY_OK);
     EXPECT_TRUE(r == p || r == q);
-    ASSERT_EQ(ferry_device_free(ctx, r, s1), FERRY_OK);
+    ASSERT_EQ(ferry_memory_free_device(ctx, r, s1), FERRY_OK);
   }
 
   ferry_context_t ctx = nullptr;
@@ -109,38 +109,38 @@ TEST_F(MemoryGpuTest, CrossStreamReuseWaitsForTheLegacyStream) { check_cross_str
 TEST_F(MemoryGpuTest, SameStreamReuseIsImmediateAndSafe) {
   const size_t n = 12u << 20;
   void* p = nullptr;
-  ASSERT_EQ(ferry_device_alloc(&p, ctx, n, s1), FERRY_OK);
+  ASSERT_EQ(ferry_memory_alloc_device(&p, ctx, n, s1), FERRY_OK);
   fill_spin_verify<<<64, 256, 0, s1>>>(static_cast<unsigned char*>(p), n, 0xAA, 100'000'000, changed);
-  ASSERT_EQ(ferry_device_free(ctx, p, s1), FERRY_OK);
+  ASSERT_EQ(ferry_memory_free_device(ctx, p, s1), FERRY_OK);
   void* q = nullptr;
-  ASSERT_EQ(ferry_device_alloc(&q, ctx, n, s1), FERRY_OK);
+  ASSERT_EQ(ferry_memory_alloc_device(&q, ctx, n, s1), FERRY_OK);
   EXPECT_EQ(q, p);  // stream order makes this safe: the fill runs after the spin kernel
   fill<<<64, 256, 0, s1>>>(static_cast<unsigned char*>(q), n, 0x55);
   ASSERT_EQ(cudaStreamSynchronize(s1), cudaSuccess);
   EXPECT_EQ(changed_bytes(), 0u);
-  ASSERT_EQ(ferry_device_free(ctx, q, s1), FERRY_OK);
+  ASSERT_EQ(ferry_memory_free_device(ctx, q, s1), FERRY_OK);
 }
 
 TEST_F(MemoryGpuTest, OutOfMemoryIsReportedAndTheContextStaysUsable) {
   size_t free_bytes = 0, total = 0;
   ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
   void* p = nullptr;
-  EXPECT_EQ(ferry_device_alloc(&p, ctx, total * 2, s1), FERRY_ERR_OUT_OF_MEMORY);
+  EXPECT_EQ(ferry_memory_alloc_device(&p, ctx, total * 2, s1), FERRY_ERR_OUT_OF_MEMORY);
   EXPECT_NE(std::string(ferry_last_error()).find("bytes is"), std::string::npos) << ferry_last_error();
   // Cached memory is given back when cudaMalloc fails: 60% cached + 70% asked succeeds.
   const size_t a_bytes = free_bytes / 10 * 6, b_bytes = free_bytes / 10 * 7;
   void* a = nullptr;
-  ASSERT_EQ(ferry_device_alloc(&a, ctx, a_bytes, s1), FERRY_OK) << ferry_last_error();
-  ASSERT_EQ(ferry_device_free(ctx, a, s1), FERRY_OK);
+  ASSERT_EQ(ferry_memory_alloc_device(&a, ctx, a_bytes, s1), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_memory_free_device(ctx, a, s1), FERRY_OK);
   void* b = nullptr;
-  ASSERT_EQ(ferry_device_alloc(&b, ctx, b_bytes, s2), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_memory_alloc_device(&b, ctx, b_bytes, s2), FERRY_OK) << ferry_last_error();
   EXPECT_LT(stats().device_cached_bytes, a_bytes);
-  ASSERT_EQ(ferry_device_free(ctx, b, s2), FERRY_OK);
+  ASSERT_EQ(ferry_memory_free_device(ctx, b, s2), FERRY_OK);
   void* small = nullptr;
-  ASSERT_EQ(ferry_device_alloc(&small, ctx, 1 << 20, s1), FERRY_OK);
+  ASSERT_EQ(ferry_memory_alloc_device(&small, ctx, 1 << 20, s1), FERRY_OK);
   ASSERT_EQ(cudaMemsetAsync(small, 1, 1 << 20, s1), cudaSuccess);
   ASSERT_EQ(cudaStreamSynchronize(s1), cudaSuccess);
-  ASSERT_EQ(ferry_device_free(ctx, small, s1), FERRY_OK);
+  ASSERT_EQ(ferry_memory_free_device(ctx, small, s1), FERRY_OK);
   EXPECT_GE(stats().cuda_malloc_calls, 3u);
   EXPECT_EQ(ferry_memory_trim(ctx, FERRY_MEMORY_ALL), FERRY_OK);
 }
@@ -156,7 +156,7 @@ TEST_F(MemoryGpuTest, PinnedMemoryIsPinnedForBothMethodsAndGatedByItsStream) {
     ASSERT_EQ(ferry_context_create(&c, &o), FERRY_OK) << ferry_last_error();
     const size_t n = 12u << 20;
     void* h = nullptr;
-    ASSERT_EQ(ferry_host_alloc(&h, c, n), FERRY_OK) << ferry_last_error();
+    ASSERT_EQ(ferry_memory_alloc_host(&h, c, n), FERRY_OK) << ferry_last_error();
     cudaPointerAttributes attr{};
     ASSERT_EQ(cudaPointerGetAttributes(&attr, h), cudaSuccess);
     EXPECT_EQ(attr.type, cudaMemoryTypeHost);  // page-locked, known to CUDA
@@ -166,9 +166,9 @@ TEST_F(MemoryGpuTest, PinnedMemoryIsPinnedForBothMethodsAndGatedByItsStream) {
     // A slow kernel, then a copy from h, both on s1; h is freed on s1 at once.
     fill_spin_verify<<<1, 32, 0, s1>>>(static_cast<unsigned char*>(d), 32, 1, 200'000'000, changed);
     ASSERT_EQ(cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, s1), cudaSuccess);
-    ASSERT_EQ(ferry_host_free_on_stream(c, h, s1), FERRY_OK) << ferry_last_error();
+    ASSERT_EQ(ferry_memory_free_host_on_stream(c, h, s1), FERRY_OK) << ferry_last_error();
     void* h2 = nullptr;
-    ASSERT_EQ(ferry_host_alloc(&h2, c, n), FERRY_OK);
+    ASSERT_EQ(ferry_memory_alloc_host(&h2, c, n), FERRY_OK);
     EXPECT_NE(h2, h) << "pinned block reused while a copy from it was queued";
     std::memset(h2, 9, n);
     ASSERT_EQ(cudaStreamSynchronize(s1), cudaSuccess);
@@ -177,13 +177,13 @@ TEST_F(MemoryGpuTest, PinnedMemoryIsPinnedForBothMethodsAndGatedByItsStream) {
     EXPECT_EQ(back[0], 7);
     EXPECT_EQ(back[n - 1], 7);
     void* h3 = nullptr;
-    ASSERT_EQ(ferry_host_alloc(&h3, c, n), FERRY_OK);
+    ASSERT_EQ(ferry_memory_alloc_host(&h3, c, n), FERRY_OK);
     EXPECT_EQ(h3, h);  // the copy completed: reused
-    ASSERT_EQ(ferry_host_free(c, h2), FERRY_OK);
-    ASSERT_EQ(ferry_host_free(c, h3), FERRY_OK);
+    ASSERT_EQ(ferry_memory_free_host(c, h2), FERRY_OK);
+    ASSERT_EQ(ferry_memory_free_host(c, h3), FERRY_OK);
     ferry_stats s;
     ferry_stats_init(&s, sizeof s);
-    ASSERT_EQ(ferry_context_stats(&s, c), FERRY_OK);
+    ASSERT_EQ(ferry_stats_get(&s, c), FERRY_OK);
     EXPECT_GE(s.cuda_host_alloc_calls, 1u);
     EXPECT_GT(s.cuda_host_alloc_ns, 0u);
     cudaFree(d);

@@ -66,11 +66,11 @@ TEST(MemoryRegistryGpu, ExplicitRegistrationPinsAndOverlapsAreRefused) {
   ferry_context_t ctx = guard.ctx;
   PageBuffer buf(8u << 20);
   EXPECT_FALSE(is_registered(buf.data));
-  ASSERT_EQ(ferry_host_register(ctx, buf.data, 4u << 20), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_memory_register_host(ctx, buf.data, 4u << 20), FERRY_OK) << ferry_last_error();
   EXPECT_TRUE(is_registered(buf.data));
-  EXPECT_EQ(ferry_host_register(ctx, buf.at(4096), 4096), FERRY_ERR_ALREADY_EXISTS);
-  EXPECT_EQ(ferry_host_register(ctx, buf.at((4u << 20) - 10), 100), FERRY_ERR_ALREADY_EXISTS);  // shares a page
-  ASSERT_EQ(ferry_host_register(ctx, buf.at(4u << 20), 4u << 20), FERRY_OK) << ferry_last_error();
+  EXPECT_EQ(ferry_memory_register_host(ctx, buf.at(4096), 4096), FERRY_ERR_ALREADY_EXISTS);
+  EXPECT_EQ(ferry_memory_register_host(ctx, buf.at((4u << 20) - 10), 100), FERRY_ERR_ALREADY_EXISTS);  // shares a page
+  ASSERT_EQ(ferry_memory_register_host(ctx, buf.at(4u << 20), 4u << 20), FERRY_OK) << ferry_last_error();
   {
     DeviceBuffer d(8u << 20);
     ASSERT_NE(d.data, nullptr);
@@ -82,21 +82,21 @@ TEST(MemoryRegistryGpu, ExplicitRegistrationPinsAndOverlapsAreRefused) {
     const cudaError_t across = cudaMemcpy(d.data, buf.data, 8u << 20, cudaMemcpyHostToDevice);
     (void)cudaGetLastError();
     EXPECT_EQ(across, cudaErrorInvalidValue) << cudaGetErrorName(across);
-    EXPECT_FALSE(ferry_host_register(ctx, buf.data, 8u << 20) == FERRY_OK);  // nor does ferry merge them
+    EXPECT_FALSE(ferry_memory_register_host(ctx, buf.data, 8u << 20) == FERRY_OK);  // nor does ferry merge them
   }
-  ASSERT_EQ(ferry_host_unregister(ctx, buf.data), FERRY_OK);
+  ASSERT_EQ(ferry_memory_unregister_host(ctx, buf.data), FERRY_OK);
   EXPECT_FALSE(is_registered(buf.data));
   EXPECT_TRUE(is_registered(buf.at(4u << 20)));  // the neighbour stays
-  ASSERT_EQ(ferry_host_unregister(ctx, buf.at(4u << 20)), FERRY_OK);
+  ASSERT_EQ(ferry_memory_unregister_host(ctx, buf.at(4u << 20)), FERRY_OK);
   EXPECT_FALSE(is_registered(buf.at(4u << 20)));
   // Memory registered outside ferry: refused clearly.
   ASSERT_EQ(cudaHostRegister(buf.data, 4096, cudaHostRegisterDefault), cudaSuccess);
-  EXPECT_EQ(ferry_host_register(ctx, buf.data, 4096), FERRY_ERR_ALREADY_EXISTS);
+  EXPECT_EQ(ferry_memory_register_host(ctx, buf.data, 4096), FERRY_ERR_ALREADY_EXISTS);
   EXPECT_NE(std::string(ferry_last_error()).find("outside ferry"), std::string::npos) << ferry_last_error();
   cudaHostUnregister(buf.data);
   ferry_stats s;
   ferry_stats_init(&s, sizeof s);
-  ASSERT_EQ(ferry_context_stats(&s, ctx), FERRY_OK);
+  ASSERT_EQ(ferry_stats_get(&s, ctx), FERRY_OK);
   EXPECT_GE(s.cuda_host_register_calls, 3u);
 }
 
@@ -154,7 +154,8 @@ TEST(MemoryRegistryGpu, UnregisterRightAfterWaitSucceeds) {
     ASSERT_EQ(ferry_batch_submit(&b, guard.ctx, &src, nullptr, nullptr, &opts), FERRY_OK) << ferry_last_error();
     ASSERT_EQ(ferry_batch_wait(b), FERRY_OK) << ferry_last_error();
     ASSERT_TRUE(is_registered(buf.data)) << "round " << i;
-    ASSERT_EQ(ferry_host_unregister(guard.ctx, buf.data), FERRY_OK) << "round " << i << ": " << ferry_last_error();
+    ASSERT_EQ(ferry_memory_unregister_host(guard.ctx, buf.data), FERRY_OK)
+        << "round " << i << ": " << ferry_last_error();
     EXPECT_FALSE(is_registered(buf.data));
     ASSERT_EQ(ferry_batch_release(b), FERRY_OK);
   }

@@ -96,11 +96,11 @@ TEST_P(StageGpuMatrix, MatchesReference) {
       << ferry_last_error();
   ASSERT_EQ(ferry_batch_wait(batch), FERRY_OK) << ferry_last_error();
   int reusable = 0;
-  EXPECT_EQ(ferry_batch_source_reusable(&reusable, batch), FERRY_OK);
+  EXPECT_EQ(ferry_batch_query_source(&reusable, batch), FERRY_OK);
   EXPECT_EQ(reusable, 1);
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  ASSERT_EQ(ferry_batch_output(&info, batch), FERRY_OK);
+  ASSERT_EQ(ferry_batch_describe_output(&info, batch), FERRY_OK);
   EXPECT_EQ(info.device_kind, FERRY_DEVICE_CUDA);
   if (dest_kind == DestKind::kCaller) {
     const auto got = to_host(device, bytes);
@@ -115,7 +115,7 @@ TEST_P(StageGpuMatrix, MatchesReference) {
   }
   EXPECT_EQ(ferry_batch_release(batch), FERRY_OK);
   if (source_kind == GpuSource::kRegistered)
-    ferry_host_unregister(ctx, src->base->source.data);  // before the buffer is freed
+    ferry_memory_unregister_host(ctx, src->base->source.data);  // before the buffer is freed
   src.reset();
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
   cudaFree(device);
@@ -155,12 +155,12 @@ void overwrite_when_reusable(ferry_context_t ctx, GpuSource kind) {
   ferry_batch_t b = nullptr;
   ASSERT_EQ(ferry_batch_submit(&b, ctx, &src->base->source, &tr->t, nullptr, &opts), FERRY_OK) << ferry_last_error();
   int reusable = 0;
-  while (reusable == 0) ASSERT_EQ(ferry_batch_source_reusable(&reusable, b), FERRY_OK);
+  while (reusable == 0) ASSERT_EQ(ferry_batch_query_source(&reusable, b), FERRY_OK);
   std::memset(const_cast<void*>(src->base->source.data), 0, original.size());
   ASSERT_EQ(ferry_batch_wait(b), FERRY_OK);
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  ASSERT_EQ(ferry_batch_output(&info, b), FERRY_OK);
+  ASSERT_EQ(ferry_batch_describe_output(&info, b), FERRY_OK);
   ferry_source orig = src->base->source;
   orig.data = original.data();
   ferry_output packed;
@@ -194,7 +194,7 @@ void submit_and_check(ferry_context_t ctx, int thread, int rounds, std::atomic<i
     }
     ferry_tensor_info info;
     ferry_tensor_info_init(&info, sizeof info);
-    ferry_batch_output(&info, b);
+    ferry_batch_describe_output(&info, b);
     std::vector<std::uint8_t> got(info.bytes);
     if (cudaMemcpy(got.data(), info.data, info.bytes, cudaMemcpyDeviceToHost) != cudaSuccess) ++failures;
     ferry_output packed;
@@ -264,11 +264,11 @@ TEST(StageGpu, SteadyStateAllocatesNothingAndStaysUnderTheCap) {
       }
     };
     run(6);  // warm-up
-    ASSERT_EQ(ferry_context_reset_stats(ctx), FERRY_OK);
+    ASSERT_EQ(ferry_stats_reset(ctx), FERRY_OK);
     for (int i = 0; i < 5; ++i) run(4);
     ferry_stats s;
     ferry_stats_init(&s, sizeof s);
-    ASSERT_EQ(ferry_context_stats(&s, ctx), FERRY_OK);
+    ASSERT_EQ(ferry_stats_get(&s, ctx), FERRY_OK);
     EXPECT_EQ(s.cuda_malloc_calls, 0u) << static_cast<int>(kind);
     EXPECT_EQ(s.cuda_host_alloc_calls, 0u) << static_cast<int>(kind);
     EXPECT_EQ(s.cuda_host_register_calls, 0u) << static_cast<int>(kind);
@@ -276,7 +276,7 @@ TEST(StageGpu, SteadyStateAllocatesNothingAndStaysUnderTheCap) {
     EXPECT_LE(s.pinned_peak_bytes, std::uint64_t{1} << 30);
     EXPECT_GT(s.h2d_ns, 0u);
     EXPECT_GT(s.convert_ns, 0u);
-    if (kind == GpuSource::kRegistered) ferry_host_unregister(ctx, src->base->source.data);
+    if (kind == GpuSource::kRegistered) ferry_memory_unregister_host(ctx, src->base->source.data);
   }
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
 }
@@ -294,7 +294,7 @@ TEST(StageGpu, PrioritySubmitMatches) {
   ASSERT_EQ(ferry_batch_wait(b), FERRY_OK);
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  ferry_batch_output(&info, b);
+  ferry_batch_describe_output(&info, b);
   ferry_output packed;
   ferry_output_init(&packed, sizeof packed);
   const auto got = to_host(info.data, info.bytes);
@@ -334,7 +334,7 @@ TEST(StageGpu, DestinationTooSmallAndOverlappingArgumentsFail) {
   o.data = device;
   o.bytes = 64;
   ferry_batch_t b = nullptr;
-  EXPECT_EQ(ferry_batch_submit(&b, ctx, &src->base->source, nullptr, &o, nullptr), FERRY_ERR_SOURCE_TOO_SMALL);
+  EXPECT_EQ(ferry_batch_submit(&b, ctx, &src->base->source, nullptr, &o, nullptr), FERRY_ERR_OUTPUT_TOO_SMALL);
   cudaFree(device);
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
 }

@@ -1,5 +1,5 @@
 // The hand-off to a caller's stream, checked with kernels that read the
-// output on that stream: the hand-off option, ferry_batch_stream_wait, and a
+// output on that stream: the hand-off option, ferry_batch_handoff, and a
 // caller's destination reused while the hand-off stream still reads it.
 #include <gtest/gtest.h>
 #include <cuda_runtime_api.h>
@@ -76,7 +76,7 @@ TEST(StageHandoff, KernelOnTheHandoffStreamSeesTheOutput) {
   auto tr = make_transform(TransformKind::kDefault, n, h, w);
   ferry_tensor_info shape;
   ferry_tensor_info_init(&shape, sizeof shape);
-  ASSERT_EQ(ferry_transform_output_info(&shape, &src->source, &tr->t), FERRY_OK);
+  ASSERT_EQ(ferry_transform_describe_output(&shape, &src->source, &tr->t), FERRY_OK);
   DeviceReader reader;
   reader.reserve(shape.bytes);
   ferry_submit_options opts;
@@ -87,7 +87,7 @@ TEST(StageHandoff, KernelOnTheHandoffStreamSeesTheOutput) {
   ASSERT_EQ(ferry_batch_submit(&b, ctx, &src->source, &tr->t, nullptr, &opts), FERRY_OK) << ferry_last_error();
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  ASSERT_EQ(ferry_batch_output(&info, b), FERRY_OK);
+  ASSERT_EQ(ferry_batch_describe_output(&info, b), FERRY_OK);
   // No host wait: the kernel on s must wait for ferry by itself.
   const auto got = reader.read(s, info.data, info.bytes);
   ferry_output packed;
@@ -96,19 +96,19 @@ TEST(StageHandoff, KernelOnTheHandoffStreamSeesTheOutput) {
   EXPECT_EQ(first_difference(got.data(), expected.data(), info.bytes), -1);
   EXPECT_EQ(ferry_batch_release(b), FERRY_OK);
 
-  // The same through ferry_batch_stream_wait, from a pinned source (DMA path).
+  // The same through ferry_batch_handoff, from a pinned source (DMA path).
   void* pinned = nullptr;
-  ASSERT_EQ(ferry_host_alloc(&pinned, ctx, src->source.bytes), FERRY_OK);
+  ASSERT_EQ(ferry_memory_alloc_host(&pinned, ctx, src->source.bytes), FERRY_OK);
   std::memcpy(pinned, src->source.data, src->source.bytes);
   ferry_source ps = src->source;
   ps.data = pinned;
   ASSERT_EQ(ferry_batch_submit(&b, ctx, &ps, &tr->t, nullptr, nullptr), FERRY_OK);
-  ASSERT_EQ(ferry_batch_stream_wait(b, s), FERRY_OK);
-  ASSERT_EQ(ferry_batch_output(&info, b), FERRY_OK);
+  ASSERT_EQ(ferry_batch_handoff(b, s), FERRY_OK);
+  ASSERT_EQ(ferry_batch_describe_output(&info, b), FERRY_OK);
   const auto got2 = reader.read(s, info.data, info.bytes);
   EXPECT_EQ(first_difference(got2.data(), expected.data(), info.bytes), -1);
   EXPECT_EQ(ferry_batch_release(b), FERRY_OK);
-  ferry_host_free(ctx, pinned);
+  ferry_memory_free_host(ctx, pinned);
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
   cudaStreamDestroy(s);
 }

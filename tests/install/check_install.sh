@@ -4,7 +4,7 @@
 # README.md says:
 #   1. every installed native library (the Python module, libferry_java.so,
 #      libferry_csharp.so) has a RUNPATH relative to $ORIGIN only, and the
-#      loader resolves its libferry.so.0 inside the prefix
+#      loader resolves its libferry (FERRY_SONAME) inside the prefix
 #   2. a C-only CMake project builds and runs against it: find_package
 #      (ferry::ferry, ferry::ferry_static) and pkg-config (ferry, ferry-static)
 #   3. the Python package lies in the configured Python's site-packages under
@@ -23,10 +23,11 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"
 cache() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
+soname="$(cache FERRY_SONAME)"
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 libdir="$prefix/$(cache CMAKE_INSTALL_LIBDIR)"
-[ -f "$libdir/libferry.so.0" ] || { echo "FAILED: no libferry.so.0 in $libdir"; exit 1; }
+[ -f "$libdir/$soname" ] || { echo "FAILED: no $soname in $libdir"; exit 1; }
 
 # ---- 1. RUNPATHs ----
 native_libs() {
@@ -38,12 +39,12 @@ check_runpaths() {
   local p="$1" lib runpath resolved n=0
   for lib in $(native_libs "$p"); do
     runpath="$(readelf -d "$lib" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')"
-    resolved="$(ldd "$lib" | awk '$1 == "libferry.so.0" { print $3 }')"
-    echo "${lib#"$p"/}: RUNPATH $runpath; libferry.so.0 => ${resolved/#"$p"/<prefix>}"
+    resolved="$(ldd "$lib" | awk -v soname="$soname" '$1 == soname { print $3 }')"
+    echo "${lib#"$p"/}: RUNPATH $runpath; $soname => ${resolved/#"$p"/<prefix>}"
     case ":$runpath:" in *:/*) echo "FAILED: an absolute RUNPATH entry"; exit 1;; esac
     case "$runpath" in '$ORIGIN'*) ;; *) echo "FAILED: RUNPATH is not relative to \$ORIGIN"; exit 1;; esac
-    [ "$(readlink -f "$resolved")" = "$(readlink -f "$p/$(cache CMAKE_INSTALL_LIBDIR)/libferry.so.0")" ] ||
-      { echo "FAILED: libferry.so.0 not resolved inside the prefix"; exit 1; }
+    [ "$(readlink -f "$resolved")" = "$(readlink -f "$p/$(cache CMAKE_INSTALL_LIBDIR)/$soname")" ] ||
+      { echo "FAILED: $soname not resolved inside the prefix"; exit 1; }
     n=$((n + 1))
   done
   echo "$n native libraries checked"
@@ -65,7 +66,7 @@ done
 # grep exits on its match before ldd has written its last line.)
 [[ "$(ldd "$work/consumer/consumer_cmake_static")" != *libferry.so* ]]
 [[ "$(ldd "$work/consumer/consumer_pkgconfig_static")" != *libferry.so* ]]
-[[ "$(ldd "$work/consumer/consumer_cmake")" == *"libferry.so.0 => $prefix"* ]]
+[[ "$(ldd "$work/consumer/consumer_cmake")" == *"$soname => $prefix"* ]]
 # ferry::ferry on a machine without the CUDA toolkit (the README's CMake quick start).
 c_block() { readme_block "$src/README.md" "$(readme_blocks_in "$src/README.md" "C quick start" "$1")"; }
 mkdir "$work/nocuda"

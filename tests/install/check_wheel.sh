@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # pip install . (README: Python quick start): builds the wheel with the build's
 # Python (scikit-build-core from PyPI, as pip does), checks that it holds the
-# package and exactly one copy of libferry.so.0 beside the module, whose RUNPATH
+# package and exactly one copy of libferry (FERRY_SONAME) beside the module, whose RUNPATH
 # is $ORIGIN, installs it with pip into a scratch folder and runs the README's
 # Python quick start from there (where NumPy and PyTorch are installed).
 # The CMake build of the wheel stays in BUILD_DIR/wheel-build, so a second run
@@ -13,6 +13,7 @@ source "$src/tests/readme/readme_blocks.sh"
 unset LD_LIBRARY_PATH PYTHONPATH
 python="$(sed -n 's/^FERRY_PYTHON_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")"
 [ -n "$python" ] || { echo "ferry: skipped: the build found no Python"; exit 77; }
+soname="$(sed -n 's/^FERRY_SONAME:[A-Z]*=//p' "$build/CMakeCache.txt")"
 "$python" -m pip --version >/dev/null 2>&1 || { echo "ferry: skipped: no pip for $python (apt-get install python3-pip)"; exit 77; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -24,13 +25,14 @@ if ! "$python" -m pip wheel "$src" --no-deps --disable-pip-version-check -w "$wo
 fi
 wheel="$(ls "$work"/dist/ferry-*.whl)"
 echo "$(basename "$wheel"):"
-"$python" - "$wheel" <<'PY'
+"$python" - "$wheel" "$soname" <<'PY'
 import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
+soname = sys.argv[2]
 for n in names:
     print("  " + n)
 libs = [n for n in names if "libferry" in n]
-assert libs == ["ferry/libferry.so.0"], "want one copy of libferry.so.0, found %s" % libs
+assert libs == ["ferry/" + soname], "want one copy of %s, found %s" % (soname, libs)
 assert any(n.startswith("ferry/_ferry_swig") and n.endswith(".so") for n in names), "no module"
 assert "ferry/__init__.py" in names
 PY
@@ -42,7 +44,7 @@ module="$(ls "$work"/site/ferry/_ferry_swig*.so)"
 runpath="$(readelf -d "$module" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')"
 echo "module RUNPATH: $runpath"
 [ "$runpath" = '$ORIGIN' ] || { echo "FAILED: the module's RUNPATH is not \$ORIGIN"; exit 1; }
-[[ "$(ldd "$module")" == *"libferry.so.0 => $work/site/ferry/"* ]] || { ldd "$module"; echo "FAILED: libferry.so.0 not the wheel's"; exit 1; }
+[[ "$(ldd "$module")" == *"$soname => $work/site/ferry/"* ]] || { ldd "$module"; echo "FAILED: $soname not the wheel's"; exit 1; }
 cd "$work"
 if ! "$python" -c "import numpy" 2>/dev/null; then
   echo "ferry: skipped: import ferry and the quick start not run: NumPy, which ferry needs, is not installed for $python (the wheel's files were checked)"

@@ -68,18 +68,18 @@ static void one_round(int round) {
   CHECK(ferry_batch_submit(&batches[0], ctx, &src, &t, NULL, &opts));
   CHECK(ferry_batch_wait(batches[0]));
   CHECK(ferry_tensor_info_init(&info, sizeof info));
-  CHECK(ferry_batch_output(&info, batches[0]));
+  CHECK(ferry_batch_describe_output(&info, batches[0]));
   CHECK(ferry_batch_release(batches[0]));
 
   /* Pinned source, caller output, staged chunks. */
-  CHECK(ferry_host_alloc(&pinned, ctx, src.bytes));
+  CHECK(ferry_memory_alloc_host(&pinned, ctx, src.bytes));
   memcpy(pinned, pageable, src.bytes);
   src.data = pinned;
   opts.chunk_bytes = 4096;
   CHECK(ferry_batch_submit(&batches[1], ctx, &src, &t, &out, &opts));
   CHECK(ferry_batch_wait(batches[1]));
   CHECK(ferry_batch_release(batches[1]));
-  CHECK(ferry_host_free_on_stream(ctx, pinned, NULL));
+  CHECK(ferry_memory_free_host_on_stream(ctx, pinned, NULL));
 
   /* A registered source through the registration cache, then unregistered. */
   src.data = pageable;
@@ -87,23 +87,23 @@ static void one_round(int round) {
   CHECK(ferry_batch_submit(&batches[2], ctx, &src, &t, &out, &opts));
   CHECK(ferry_batch_wait(batches[2]));
   CHECK(ferry_batch_release(batches[2]));
-  ferry_host_unregister(ctx, pageable); /* cached, or declined and staged: either is fine */
-  CHECK(ferry_host_register(ctx, pageable, src.bytes));
-  CHECK(ferry_host_unregister(ctx, pageable));
+  ferry_memory_unregister_host(ctx, pageable); /* cached, or declined and staged: either is fine */
+  CHECK(ferry_memory_register_host(ctx, pageable, src.bytes));
+  CHECK(ferry_memory_unregister_host(ctx, pageable));
 
   /* Device memory, a conversion on the "device", trim. */
-  CHECK(ferry_device_alloc(&device, ctx, sizeof(float) * N * C * H * W, NULL));
+  CHECK(ferry_memory_alloc_device(&device, ctx, sizeof(float) * N * C * H * W, NULL));
   out.data = device;
-  CHECK(ferry_convert(ctx, &src, &t, &out, NULL));
-  CHECK(ferry_device_free(ctx, device, NULL));
+  CHECK(ferry_transform_apply(ctx, &src, &t, &out, NULL));
+  CHECK(ferry_memory_free_device(ctx, device, NULL));
   CHECK(ferry_memory_trim(ctx, FERRY_MEMORY_ALL));
 
   /* Left to destroy: a batch in flight never released, a pinned and a device block. */
   out.data = caller_out;
   opts.source_policy = FERRY_SOURCE_AUTO;
   CHECK(ferry_batch_submit(&batches[3], ctx, &src, &t, round % 2 ? NULL : &out, &opts));
-  CHECK(ferry_host_alloc(&kept, ctx, 12345));
-  CHECK(ferry_device_alloc(&kept, ctx, 54321, NULL));
+  CHECK(ferry_memory_alloc_host(&kept, ctx, 12345));
+  CHECK(ferry_memory_alloc_device(&kept, ctx, 54321, NULL));
   CHECK(ferry_context_destroy(ctx));
   if (ferry_batch_release(batches[3]) != FERRY_ERR_INVALID_HANDLE) {
     fprintf(stderr, "leak_loop: a batch of a destroyed context is still valid\n");

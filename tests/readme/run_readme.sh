@@ -14,7 +14,7 @@
 #   java     install, QuickStart.java, its sh block (javac and java from $PREFIX)
 #   csharp   install, QuickStart.cs, its sh block (mcs and mono from $PREFIX);
 #            then the copied layout the README names: Ferry.dll,
-#            libferry_csharp.so and libferry.so.0 next to the .exe, no MONO_PATH
+#            libferry_csharp.so and libferry (FERRY_SONAME) next to the .exe, no MONO_PATH
 #   main     the README's main command, bash bench/run_main.sh, from the source
 #            folder, with FERRY_BUILD_DIR=BUILD_DIR/readme-main (a build of its
 #            own: the script configures its folder for the benchmark only) and
@@ -135,10 +135,11 @@ java)
   from_install bindings/java/ferry.jar Java "Java quick start" java QuickStart.java;;
 csharp)
   from_install bindings/csharp/bin/Ferry.dll "C#" "C# quick start (Mono, .NET, Unity)" csharp QuickStart.cs
-  echo "== the copied layout: Ferry.dll, libferry_csharp.so and libferry.so.0 next to QuickStart.exe, no MONO_PATH"
+  soname="$(sed -n 's/^FERRY_SONAME:[A-Z]*=//p' "$build/CMakeCache.txt")"
+  echo "== the copied layout: Ferry.dll, libferry_csharp.so and $soname next to QuickStart.exe, no MONO_PATH"
   mkdir "$work/app"
   cp "$work/QuickStart.exe" "$PREFIX/lib/ferry/csharp/Ferry.dll" "$PREFIX/lib/ferry/csharp/libferry_csharp.so" \
-     "$PREFIX/lib/libferry.so.0" "$work/app/"
+     "$PREFIX/lib/$soname" "$work/app/"
   (cd / && env -u LD_LIBRARY_PATH -u MONO_PATH mono "$work/app/QuickStart.exe");;
 main)
   block=""

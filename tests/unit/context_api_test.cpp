@@ -48,7 +48,7 @@ TEST(ContextApi, CpuContextReportsCpu) {
   ASSERT_EQ(ferry_context_create(&ctx, &o), FERRY_OK) << last_error();
   ferry_device_kind kind = FERRY_DEVICE_AUTO;
   int index = 7;
-  ASSERT_EQ(ferry_context_device(&kind, &index, ctx), FERRY_OK);
+  ASSERT_EQ(ferry_context_get_device(&kind, &index, ctx), FERRY_OK);
   EXPECT_EQ(kind, FERRY_DEVICE_CPU);
   EXPECT_EQ(index, -1);
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
@@ -59,7 +59,7 @@ TEST(ContextApi, AutoResolvesToAWorkingDevice) {
   ASSERT_EQ(ferry_context_create(&ctx, nullptr), FERRY_OK) << last_error();
   ferry_device_kind kind = FERRY_DEVICE_AUTO;
   int index = 7;
-  ASSERT_EQ(ferry_context_device(&kind, &index, ctx), FERRY_OK);
+  ASSERT_EQ(ferry_context_get_device(&kind, &index, ctx), FERRY_OK);
   int gpus = 0;
   ASSERT_EQ(ferry_device_count(&gpus), FERRY_OK);
   EXPECT_EQ(kind, gpus > 0 ? FERRY_DEVICE_CUDA : FERRY_DEVICE_CPU);
@@ -88,7 +88,7 @@ TEST(ContextApi, BadOptionsEachGetTheirStatus) {
 
   o = cpu_options();
   o.device_index = -3;
-  EXPECT_EQ(ferry_context_create(&ctx, &o), FERRY_ERR_OUT_OF_RANGE);
+  EXPECT_EQ(ferry_context_create(&ctx, &o), FERRY_ERR_INVALID_ARGUMENT);
   EXPECT_NE(last_error().find("device_index is -3"), std::string::npos) << last_error();
 
   o = cpu_options();
@@ -145,13 +145,13 @@ TEST(ContextApi, DestroyedForeignAndNullHandlesAreRejected) {
   ASSERT_EQ(ferry_context_destroy(ctx), FERRY_OK);
   ferry_device_kind kind;
   int index;
-  EXPECT_EQ(ferry_context_device(&kind, &index, ctx), FERRY_ERR_INVALID_HANDLE);
+  EXPECT_EQ(ferry_context_get_device(&kind, &index, ctx), FERRY_ERR_INVALID_HANDLE);
   EXPECT_NE(last_error().find("not a live ferry_context_t"), std::string::npos) << last_error();
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_ERR_INVALID_HANDLE);  // double destroy
   int not_a_context = 0;
-  EXPECT_EQ(ferry_context_device(&kind, &index, reinterpret_cast<ferry_context_t>(&not_a_context)),
+  EXPECT_EQ(ferry_context_get_device(&kind, &index, reinterpret_cast<ferry_context_t>(&not_a_context)),
             FERRY_ERR_INVALID_HANDLE);
-  EXPECT_EQ(ferry_context_device(&kind, &index, nullptr), FERRY_ERR_INVALID_HANDLE);
+  EXPECT_EQ(ferry_context_get_device(&kind, &index, nullptr), FERRY_ERR_INVALID_HANDLE);
   EXPECT_EQ(ferry_context_destroy(nullptr), FERRY_OK);
 }
 
@@ -161,9 +161,9 @@ TEST(ContextApi, NullOutParametersAreRejected) {
   ASSERT_EQ(ferry_context_create(&ctx, &o), FERRY_OK);
   int index;
   ferry_device_kind kind;
-  EXPECT_EQ(ferry_context_device(nullptr, &index, ctx), FERRY_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ferry_context_get_device(nullptr, &index, ctx), FERRY_ERR_INVALID_ARGUMENT);
   EXPECT_NE(last_error().find("out_kind is NULL"), std::string::npos);
-  EXPECT_EQ(ferry_context_device(&kind, nullptr, ctx), FERRY_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ferry_context_get_device(&kind, nullptr, ctx), FERRY_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(ferry_device_count(nullptr), FERRY_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
 }
@@ -194,9 +194,9 @@ TEST(ContextApi, ManyThreadsCreateUseAndDestroyAtOnce) {
         if (ferry_context_create(&ctx, &o) != FERRY_OK) ++failures;
         ferry_device_kind kind;
         int index;
-        if (ferry_context_device(&kind, &index, ctx) != FERRY_OK) ++failures;
+        if (ferry_context_get_device(&kind, &index, ctx) != FERRY_OK) ++failures;
         if (ferry_context_destroy(ctx) != FERRY_OK) ++failures;
-        if (ferry_context_device(&kind, &index, ctx) != FERRY_ERR_INVALID_HANDLE) ++failures;
+        if (ferry_context_get_device(&kind, &index, ctx) != FERRY_ERR_INVALID_HANDLE) ++failures;
       }
     });
   }
@@ -238,13 +238,13 @@ TEST(ContextApi, DestroyWhileOtherThreadsCallIsSafe) {
         while (!go.load()) std::this_thread::yield();
         for (int i = 0; i < 2000; ++i) {
           void* p = nullptr;
-          const ferry_status s = ferry_device_alloc(&p, ctx, 4096, nullptr);
+          const ferry_status s = ferry_memory_alloc_device(&p, ctx, 4096, nullptr);
           if (s == FERRY_ERR_INVALID_HANDLE) return;
           if (s != FERRY_OK) {
             ++unexpected;
             return;
           }
-          const ferry_status f = ferry_device_free(ctx, p, nullptr);
+          const ferry_status f = ferry_memory_free_device(ctx, p, nullptr);
           if (f != FERRY_OK && f != FERRY_ERR_INVALID_HANDLE) ++unexpected;
           if (f == FERRY_ERR_INVALID_HANDLE) return;
         }

@@ -1,4 +1,4 @@
-// The CPU backend's conversion (through ferry_convert on a CPU context)
+// The CPU backend's conversion (through ferry_transform_apply on a CPU context)
 // against the scalar reference, for every combination in convert_test_cases.h.
 #include <gtest/gtest.h>
 
@@ -38,7 +38,7 @@ using ferry::core::CpuConvertIsa;
 
 // Converts one case on the CPU and compares every byte of the output buffer
 // (elements and the gaps between them) with the reference. Returns "" or a
-// description of the first difference. `best` goes through ferry_convert
+// description of the first difference. `best` goes through ferry_transform_apply
 // (the kernels the CPU supports); `portable` calls the CPU conversion with
 // the portable kernels forced.
 std::string check_case(ferry_context_t ctx, ConvertCase& c, double& worst_error,
@@ -46,8 +46,8 @@ std::string check_case(ferry_context_t ctx, ConvertCase& c, double& worst_error,
   std::vector<std::uint8_t> got(c.output_bytes, 0xCD), want(c.output_bytes, 0xCD);
   c.output.data = got.data();
   if (isa == CpuConvertIsa::best) {
-    if (ferry_convert(ctx, &c.source, &c.transform, &c.output, nullptr) != FERRY_OK)
-      return std::string("ferry_convert failed: ") + ferry_last_error();
+    if (ferry_transform_apply(ctx, &c.source, &c.transform, &c.output, nullptr) != FERRY_OK)
+      return std::string("ferry_transform_apply failed: ") + ferry_last_error();
   } else {
     static ferry::core::ThreadPool pool(3);
     const ferry::core::SourceDesc source = ferry::api::to_core(c.source);
@@ -113,7 +113,7 @@ TEST_P(ConvertCpuIsa, LargeWidthsSpanSeveralBlocksAndThreads) {
           c->transform.mirror = mirror;
           ferry_tensor_info info;
           ferry_tensor_info_init(&info, sizeof info);
-          ASSERT_EQ(ferry_transform_output_info(&info, &c->source, &c->transform), FERRY_OK) << ferry_last_error();
+          ASSERT_EQ(ferry_transform_describe_output(&info, &c->source, &c->transform), FERRY_OK) << ferry_last_error();
           c->output_bytes = info.bytes;
           c->output.bytes = info.bytes;
           const std::string diff = check_case(cpu.ctx, *c, worst, GetParam());
@@ -157,7 +157,8 @@ TEST(ConvertCpu, ChunksFromAPackedStagedCopyMatchOneCall) {
   CpuContext cpu(2);
   std::vector<std::uint8_t> want(c->output_bytes, 0xCD), got(c->output_bytes, 0xCD);
   c->output.data = want.data();
-  ASSERT_EQ(ferry_convert(cpu.ctx, &c->source, &c->transform, &c->output, nullptr), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_transform_apply(cpu.ctx, &c->source, &c->transform, &c->output, nullptr), FERRY_OK)
+      << ferry_last_error();
   const ferry::core::OutputDesc out_desc = ferry::api::to_core(c->output);
   const ferry::core::ConvertPlan plan = ferry::core::make_convert_plan(
       ferry::api::to_core(c->source), ferry::api::to_core(c->transform), &out_desc);

@@ -35,10 +35,10 @@ struct Fixture {
     EXPECT_EQ(ferry_context_create(&ctx, &opts), FERRY_OK);
   }
   ~Fixture() { ferry_context_destroy(ctx); }
-  ferry_status convert() { return ferry_convert(ctx, &s, &t, &o, nullptr); }
+  ferry_status convert() { return ferry_transform_apply(ctx, &s, &t, &o, nullptr); }
 };
 
-// Expects `status` from ferry_convert and a message containing every `parts`.
+// Expects `status` from ferry_transform_apply and a message containing every `parts`.
 void expect_error(Fixture& f, ferry_status status, std::initializer_list<const char*> parts) {
   const ferry_status got = f.convert();
   const std::string message = ferry_last_error();
@@ -78,7 +78,7 @@ TEST(ConvertPlan, GoodInputConvertsAndOutputInfoDescribesIt) {
   f.t.out_dtype = FERRY_DTYPE_BFLOAT16;
   f.t.pad_channels_to_4 = 1;
   f.t.crop = {1, 1, 3, 2};
-  ASSERT_EQ(ferry_transform_output_info(&info, &f.s, &f.t), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_transform_describe_output(&info, &f.s, &f.t), FERRY_OK) << ferry_last_error();
   EXPECT_EQ(info.data, nullptr);
   EXPECT_EQ(info.ndim, 4);
   EXPECT_EQ(info.layout, FERRY_LAYOUT_NHWC);
@@ -91,7 +91,7 @@ TEST(ConvertPlan, GoodInputConvertsAndOutputInfoDescribesIt) {
   EXPECT_EQ(info.strides[1], 24);
   EXPECT_EQ(info.strides[0], 48);
   EXPECT_EQ(info.bytes, 96u);
-  EXPECT_EQ(ferry_transform_output_info(&info, &f.s, nullptr), FERRY_OK);  // NULL transform: defaults
+  EXPECT_EQ(ferry_transform_describe_output(&info, &f.s, nullptr), FERRY_OK);  // NULL transform: defaults
   EXPECT_EQ(info.layout, FERRY_LAYOUT_NCHW);
   EXPECT_EQ(info.bytes, 2u * 3 * 4 * 5 * 4);
 }
@@ -166,7 +166,7 @@ TEST(ConvertPlan, BadStrides) {
   {
     Fixture f;
     f.o.bytes -= 4;
-    expect_error(f, FERRY_ERR_SOURCE_TOO_SMALL, {"output.bytes is 476", "480"});
+    expect_error(f, FERRY_ERR_OUTPUT_TOO_SMALL, {"output.bytes is 476", "480"});
   }
   {
     Fixture f;
@@ -313,16 +313,16 @@ TEST(ConvertPlan, BadWindows) {
 
 TEST(ConvertPlan, BadHandlesAndStructs) {
   Fixture f;
-  EXPECT_EQ(ferry_convert(nullptr, &f.s, &f.t, &f.o, nullptr), FERRY_ERR_INVALID_HANDLE);
-  EXPECT_EQ(ferry_convert(f.ctx, nullptr, &f.t, &f.o, nullptr), FERRY_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(ferry_convert(f.ctx, &f.s, &f.t, nullptr, nullptr), FERRY_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(ferry_convert(f.ctx, &f.s, nullptr, &f.o, nullptr), FERRY_OK) << ferry_last_error();
+  EXPECT_EQ(ferry_transform_apply(nullptr, &f.s, &f.t, &f.o, nullptr), FERRY_ERR_INVALID_HANDLE);
+  EXPECT_EQ(ferry_transform_apply(f.ctx, nullptr, &f.t, &f.o, nullptr), FERRY_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ferry_transform_apply(f.ctx, &f.s, &f.t, nullptr, nullptr), FERRY_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ferry_transform_apply(f.ctx, &f.s, nullptr, &f.o, nullptr), FERRY_OK) << ferry_last_error();
   f.t.struct_size = 2;
-  EXPECT_EQ(ferry_convert(f.ctx, &f.s, &f.t, &f.o, nullptr), FERRY_ERR_STRUCT_SIZE);
+  EXPECT_EQ(ferry_transform_apply(f.ctx, &f.s, &f.t, &f.o, nullptr), FERRY_ERR_STRUCT_SIZE);
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  EXPECT_EQ(ferry_transform_output_info(nullptr, &f.s, nullptr), FERRY_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(ferry_transform_output_info(&info, nullptr, nullptr), FERRY_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ferry_transform_describe_output(nullptr, &f.s, nullptr), FERRY_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ferry_transform_describe_output(&info, nullptr, nullptr), FERRY_ERR_INVALID_ARGUMENT);
   f.s.c = 2;
-  EXPECT_EQ(ferry_transform_output_info(&info, &f.s, nullptr), FERRY_ERR_UNSUPPORTED);
+  EXPECT_EQ(ferry_transform_describe_output(&info, &f.s, nullptr), FERRY_ERR_UNSUPPORTED);
 }

@@ -177,7 +177,7 @@ inline std::unique_ptr<ConvertCase> make_case(const CaseKey& key, std::uint32_t 
   ferry_output_init(&o, sizeof o);
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  if (ferry_transform_output_info(&info, &s, &t) != FERRY_OK) return nullptr;
+  if (ferry_transform_describe_output(&info, &s, &t) != FERRY_OK) return nullptr;
   c->output_bytes = info.bytes;
   if (key.padded_output) {
     // Rows padded by 3 elements, planes / samples by one more row's worth.

@@ -28,8 +28,8 @@ std::string check(ferry_context_t ctx, WindowCase& c) {
   std::fill(buffer.begin() + guard_bytes, buffer.begin() + guard_bytes + bytes, poison);
   ferry_output o = c.output;
   o.data = buffer.data() + guard_bytes;
-  if (ferry_convert(ctx, &c.source, &c.transform, &o, nullptr) != FERRY_OK)
-    return std::string("ferry_convert failed: ") + ferry_last_error();
+  if (ferry_transform_apply(ctx, &c.source, &c.transform, &o, nullptr) != FERRY_OK)
+    return std::string("ferry_transform_apply failed: ") + ferry_last_error();
   for (std::size_t b = 0; b < guard_bytes; ++b) {
     if (buffer[b] != canary) return "wrote before the output, at byte -" + std::to_string(guard_bytes - b);
     if (buffer[guard_bytes + bytes + b] != canary)
@@ -46,7 +46,7 @@ std::string check(ferry_context_t ctx, WindowCase& c) {
 }  // namespace
 
 // The reproducer: a 1x4x4x1 source, crop {x -100, y 0, w 2, h 1},
-// an output of exactly the 8 bytes ferry_transform_output_info reports.
+// an output of exactly the 8 bytes ferry_transform_describe_output reports.
 TEST(ConvertWindowBounds, WindowFarLeftOfTheImageWritesOnlyItsOutput) {
   ferry_context_t ctx = make_test_context(FERRY_DEVICE_CPU, 2);
   ASSERT_NE(ctx, nullptr);
@@ -62,13 +62,13 @@ TEST(ConvertWindowBounds, WindowFarLeftOfTheImageWritesOnlyItsOutput) {
   t.fill_value = 3.0f;
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  ASSERT_EQ(ferry_transform_output_info(&info, &s, &t), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_transform_describe_output(&info, &s, &t), FERRY_OK) << ferry_last_error();
   ASSERT_EQ(info.bytes, 8u);
   std::vector<float> buffer(2 + 200, -7.0f);  // the 2 elements, then canaries
   ferry_output o;
   ferry_output_init(&o, sizeof o);
   o.data = buffer.data(), o.bytes = info.bytes;
-  ASSERT_EQ(ferry_convert(ctx, &s, &t, &o, nullptr), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_transform_apply(ctx, &s, &t, &o, nullptr), FERRY_OK) << ferry_last_error();
   EXPECT_EQ(buffer[0], 3.0f);
   EXPECT_EQ(buffer[1], 3.0f);
   for (std::size_t i = 2; i < buffer.size(); ++i) ASSERT_EQ(buffer[i], -7.0f) << "wrote past the output at element " << i;

@@ -115,7 +115,7 @@ inline std::unique_ptr<WindowCase> make_window_case(const WindowImage& img, cons
 
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  if (ferry_transform_output_info(&info, &s, &t) != FERRY_OK) return nullptr;
+  if (ferry_transform_describe_output(&info, &s, &t) != FERRY_OK) return nullptr;
   ferry_output& o = c->output;
   ferry_output_init(&o, sizeof o);
   o.bytes = info.bytes;

@@ -55,8 +55,8 @@ struct Call {
 void expect_plan_rejected(ferry_context_t ctx, const Call& c, const std::string& field, int value) {
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  expect_rejected(ferry_transform_output_info(&info, &c.s, &c.t), field, value);
-  expect_rejected(ferry_convert(ctx, &c.s, &c.t, &c.o, nullptr), field, value);
+  expect_rejected(ferry_transform_describe_output(&info, &c.s, &c.t), field, value);
+  expect_rejected(ferry_transform_apply(ctx, &c.s, &c.t, &c.o, nullptr), field, value);
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ TEST(MemoryOomMessage, DeviceAllocOnTheCpuBackendNamesHostMemory) {
   ferry_context_t ctx = nullptr;
   ASSERT_EQ(ferry_context_create(&ctx, &o), FERRY_OK) << ferry_last_error();
   void* p = nullptr;
-  EXPECT_EQ(ferry_device_alloc(&p, ctx, std::size_t{1} << 50, nullptr), FERRY_ERR_OUT_OF_MEMORY);
+  EXPECT_EQ(ferry_memory_alloc_device(&p, ctx, std::size_t{1} << 50, nullptr), FERRY_ERR_OUT_OF_MEMORY);
   expect_host_memory_named(ferry_last_error());
   ferry_context_destroy(ctx);
 }

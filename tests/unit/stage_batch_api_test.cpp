@@ -58,7 +58,7 @@ TEST_P(StageCpuMatrix, MatchesReference) {
   ASSERT_EQ(ferry_batch_wait(batch), FERRY_OK) << ferry_last_error();
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  ASSERT_EQ(ferry_batch_output(&info, batch), FERRY_OK);
+  ASSERT_EQ(ferry_batch_describe_output(&info, batch), FERRY_OK);
   EXPECT_EQ(info.device_kind, FERRY_DEVICE_CPU);
   EXPECT_EQ(info.dtype, tr->t.out_dtype);
   EXPECT_EQ(info.shape[0], n);
@@ -73,7 +73,7 @@ TEST_P(StageCpuMatrix, MatchesReference) {
     EXPECT_EQ(first_difference(static_cast<const std::uint8_t*>(info.data), expected.data(), info.bytes), -1);
   }
   int reusable = 0;
-  EXPECT_EQ(ferry_batch_source_reusable(&reusable, batch), FERRY_OK);
+  EXPECT_EQ(ferry_batch_query_source(&reusable, batch), FERRY_OK);
   EXPECT_EQ(reusable, 1);
   EXPECT_EQ(ferry_batch_query(batch), FERRY_OK);
   EXPECT_EQ(ferry_batch_release(batch), FERRY_OK);
@@ -108,7 +108,7 @@ TEST(StageCpu, LargeBatchRunsOnTheStagingThreadAndMatches) {
   ASSERT_EQ(ferry_batch_wait(batch), FERRY_OK);
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  ASSERT_EQ(ferry_batch_output(&info, batch), FERRY_OK);
+  ASSERT_EQ(ferry_batch_describe_output(&info, batch), FERRY_OK);
   ferry_output packed;
   ferry_output_init(&packed, sizeof packed);
   const auto expected = expected_output(src->source, tr->t, packed, info.bytes);
@@ -116,7 +116,7 @@ TEST(StageCpu, LargeBatchRunsOnTheStagingThreadAndMatches) {
   EXPECT_EQ(ferry_batch_release(batch), FERRY_OK);
   ferry_stats stats;
   ferry_stats_init(&stats, sizeof stats);
-  ASSERT_EQ(ferry_context_stats(&stats, ctx), FERRY_OK);
+  ASSERT_EQ(ferry_stats_get(&stats, ctx), FERRY_OK);
   EXPECT_EQ(stats.batches_submitted, 1u);
   EXPECT_EQ(stats.batches_completed, 1u);
   EXPECT_EQ(stats.input_bytes, static_cast<std::uint64_t>(n * h * w * 3));
@@ -136,7 +136,7 @@ struct CallbackLog {
 void on_done(ferry_batch_t batch, ferry_status status, void* user) {
   auto* log = static_cast<CallbackLog*>(user);
   int reusable = -1;
-  ferry_batch_source_reusable(&reusable, batch);  // calling ferry from the callback is allowed
+  ferry_batch_query_source(&reusable, batch);  // calling ferry from the callback is allowed
   log->reusable_then = reusable;
   log->last_status = status;
   log->last_batch = batch;
@@ -169,7 +169,7 @@ TEST(StageCpu, StreamWaitOnTheCpuWaitsOnTheHost) {
   auto src = make_source(ctx, SourceKind::kPacked, 50, 32, 32, 9);
   ferry_batch_t batch = nullptr;
   ASSERT_EQ(ferry_batch_submit(&batch, ctx, &src->source, nullptr, nullptr, nullptr), FERRY_OK);
-  EXPECT_EQ(ferry_batch_stream_wait(batch, nullptr), FERRY_OK);
+  EXPECT_EQ(ferry_batch_handoff(batch, nullptr), FERRY_OK);
   EXPECT_EQ(ferry_batch_query(batch), FERRY_OK);
   EXPECT_EQ(ferry_batch_wait_source(batch), FERRY_OK);
   EXPECT_EQ(ferry_batch_release(batch), FERRY_OK);

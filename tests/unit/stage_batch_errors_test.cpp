@@ -49,6 +49,27 @@ TEST_F(StageErrors, SourceTooSmallForItsStrides) {
   expect_still_usable();
 }
 
+// has_handoff_stream is the one switch for a hand-off: a stream without it is refused.
+TEST_F(StageErrors, HandoffStreamWithoutTheSwitch) {
+  ferry_submit_options so;
+  ferry_submit_options_init(&so, sizeof so);
+  so.handoff_stream = reinterpret_cast<ferry_cuda_stream>(std::uintptr_t{0x1000});
+  ferry_batch_t b = nullptr;
+  EXPECT_EQ(ferry_batch_submit(&b, ctx_, &src_->source, nullptr, nullptr, &so), FERRY_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(last_error().find("options->handoff_stream is 0x1000"), std::string::npos) << last_error();
+  EXPECT_NE(last_error().find("options->has_handoff_stream is 0"), std::string::npos) << last_error();
+  EXPECT_EQ(b, nullptr);
+  // With the switch, the same stream is a hand-off (accepted and ignored on the CPU), and so is NULL.
+  for (ferry_cuda_stream stream : {so.handoff_stream, static_cast<ferry_cuda_stream>(nullptr)}) {
+    so.has_handoff_stream = 1;
+    so.handoff_stream = stream;
+    ASSERT_EQ(ferry_batch_submit(&b, ctx_, &src_->source, nullptr, nullptr, &so), FERRY_OK) << last_error();
+    EXPECT_EQ(ferry_batch_wait(b), FERRY_OK);
+    EXPECT_EQ(ferry_batch_release(b), FERRY_OK);
+  }
+  expect_still_usable();
+}
+
 TEST_F(StageErrors, NullSamplePointer) {
   auto samples = make_source(ctx_, SourceKind::kSamples, 3, 8, 8, 1);
   samples->sample_pointers[2] = nullptr;
@@ -65,7 +86,7 @@ TEST_F(StageErrors, DestinationTooSmall) {
   o.data = small.data();
   o.bytes = small.size();
   ferry_batch_t b = nullptr;
-  EXPECT_EQ(ferry_batch_submit(&b, ctx_, &src_->source, nullptr, &o, nullptr), FERRY_ERR_SOURCE_TOO_SMALL);
+  EXPECT_EQ(ferry_batch_submit(&b, ctx_, &src_->source, nullptr, &o, nullptr), FERRY_ERR_OUTPUT_TOO_SMALL);
   EXPECT_NE(last_error().find("output.bytes is 100"), std::string::npos) << last_error();
   expect_still_usable();
 }
@@ -106,7 +127,7 @@ TEST_F(StageErrors, NullArguments) {
   EXPECT_EQ(ferry_batch_wait(nullptr), FERRY_ERR_INVALID_HANDLE);
   EXPECT_EQ(ferry_batch_query(nullptr), FERRY_ERR_INVALID_HANDLE);
   int reusable = 0;
-  EXPECT_EQ(ferry_batch_source_reusable(&reusable, nullptr), FERRY_ERR_INVALID_HANDLE);
+  EXPECT_EQ(ferry_batch_query_source(&reusable, nullptr), FERRY_ERR_INVALID_HANDLE);
   EXPECT_EQ(ferry_batch_release(nullptr), FERRY_OK);
   // A context handle is not a batch handle.
   EXPECT_EQ(ferry_batch_wait(reinterpret_cast<ferry_batch_t>(ctx_)), FERRY_ERR_INVALID_HANDLE);
@@ -122,8 +143,8 @@ TEST_F(StageErrors, ReleaseTwiceAndUseAfterRelease) {
   EXPECT_EQ(ferry_batch_query(b), FERRY_ERR_INVALID_HANDLE);
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  EXPECT_EQ(ferry_batch_output(&info, b), FERRY_ERR_INVALID_HANDLE);
-  EXPECT_EQ(ferry_batch_stream_wait(b, nullptr), FERRY_ERR_INVALID_HANDLE);
+  EXPECT_EQ(ferry_batch_describe_output(&info, b), FERRY_ERR_INVALID_HANDLE);
+  EXPECT_EQ(ferry_batch_handoff(b, nullptr), FERRY_ERR_INVALID_HANDLE);
   expect_still_usable();
 }
 

@@ -40,7 +40,7 @@ void submit_and_check(ferry_context_t ctx, int thread, int rounds, std::atomic<i
     }
     ferry_tensor_info info;
     ferry_tensor_info_init(&info, sizeof info);
-    ferry_batch_output(&info, b);
+    ferry_batch_describe_output(&info, b);
     ferry_output packed;
     ferry_output_init(&packed, sizeof packed);
     const auto expected = expected_output(src->source, tr->t, packed, info.bytes);
@@ -58,7 +58,7 @@ TEST(StageConcurrency, SeveralThreadsSubmitToOneContext) {
   EXPECT_EQ(failures.load(), 0);
   ferry_stats stats;
   ferry_stats_init(&stats, sizeof stats);
-  ASSERT_EQ(ferry_context_stats(&stats, ctx), FERRY_OK);
+  ASSERT_EQ(ferry_stats_get(&stats, ctx), FERRY_OK);
   EXPECT_EQ(stats.batches_submitted, 48u);
   EXPECT_EQ(stats.batches_completed, 48u);
   EXPECT_EQ(stats.batches_failed, 0u);
@@ -85,7 +85,7 @@ TEST(StageConcurrency, BlockingSubmitNeverExceedsTheInFlightBound) {
     while (!stop) {
       ferry_stats s;
       ferry_stats_init(&s, sizeof s);
-      if (ferry_context_stats(&s, ctx) == FERRY_OK) {
+      if (ferry_stats_get(&s, ctx) == FERRY_OK) {
         const std::uint64_t in_flight = s.batches_submitted - s.batches_completed - s.batches_failed;
         std::uint64_t seen = worst.load();
         while (in_flight > seen && !worst.compare_exchange_weak(seen, in_flight)) {

@@ -75,7 +75,7 @@ TEST(StageMisuse, UnreleasedBatchesAreBounded) {
   }
   ferry_stats s;
   ferry_stats_init(&s, sizeof s);
-  ASSERT_EQ(ferry_context_stats(&s, ctx), FERRY_OK);
+  ASSERT_EQ(ferry_stats_get(&s, ctx), FERRY_OK);
   EXPECT_EQ(s.batches_unreleased, 8u);
   ferry_batch_t refused = nullptr;
   EXPECT_EQ(ferry_batch_submit(&refused, ctx, &tiny.source, nullptr, nullptr, nullptr), FERRY_ERR_OUT_OF_MEMORY);
@@ -88,7 +88,7 @@ TEST(StageMisuse, UnreleasedBatchesAreBounded) {
   ASSERT_EQ(ferry_batch_submit(&again, ctx, &tiny.source, nullptr, nullptr, nullptr), FERRY_OK) << ferry_last_error();
   held.push_back(again);
   for (ferry_batch_t b : held) EXPECT_EQ(ferry_batch_release(b), FERRY_OK);
-  ASSERT_EQ(ferry_context_stats(&s, ctx), FERRY_OK);
+  ASSERT_EQ(ferry_stats_get(&s, ctx), FERRY_OK);
   EXPECT_EQ(s.batches_unreleased, 0u);
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
 }

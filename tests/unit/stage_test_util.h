@@ -43,7 +43,7 @@ inline const char* name_of(SourceKind k) {
 }
 
 // A batch of n h x w x 3 images in one of the source kinds. The bytes live
-// in `storage` (or ferry_host_alloc'd memory, freed by the destructor).
+// in `storage` (or ferry_memory_alloc_host'd memory, freed by the destructor).
 struct TestSource {
   ferry_source source{};
   std::vector<std::uint8_t> storage;
@@ -57,7 +57,7 @@ struct TestSource {
   TestSource(const TestSource&) = delete;
   TestSource& operator=(const TestSource&) = delete;
   ~TestSource() {
-    if (pinned != nullptr) ferry_host_free(ctx, pinned);
+    if (pinned != nullptr) ferry_memory_free_host(ctx, pinned);
   }
 };
 
@@ -77,7 +77,7 @@ inline std::unique_ptr<TestSource> make_source(ferry_context_t ctx, SourceKind k
       if (kind == SourceKind::kRegistered) t->policy = FERRY_SOURCE_REGISTER;
       break;
     case SourceKind::kFerryPinned: {
-      EXPECT_EQ(ferry_host_alloc(&t->pinned, ctx, packed * n), FERRY_OK) << ferry_last_error();
+      EXPECT_EQ(ferry_memory_alloc_host(&t->pinned, ctx, packed * n), FERRY_OK) << ferry_last_error();
       const auto bytes = pattern_bytes(packed * n, seed);
       std::memcpy(t->pinned, bytes.data(), bytes.size());
       s.data = t->pinned, s.bytes = bytes.size();
@@ -168,7 +168,7 @@ struct TestDest {
 inline ferry_output padded_output(const ferry_source& s, const ferry_transform& t, std::size_t* bytes) {
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  EXPECT_EQ(ferry_transform_output_info(&info, &s, &t), FERRY_OK) << ferry_last_error();
+  EXPECT_EQ(ferry_transform_describe_output(&info, &s, &t), FERRY_OK) << ferry_last_error();
   ferry_output o;
   ferry_output_init(&o, sizeof o);
   o.stride_n = info.strides[0] + 256;  // 256 poisoned bytes after every sample

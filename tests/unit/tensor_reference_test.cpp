@@ -75,11 +75,11 @@ TEST(TensorReference, OutlivesBatchAndContext) {
   Job job(3);
   ferry_batch_t batch = submit(ctx, job);
   ferry_tensor_t t = nullptr;
-  ASSERT_EQ(ferry_batch_retain_output(&t, batch), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_tensor_retain(&t, batch), FERRY_OK) << ferry_last_error();
   ASSERT_EQ(ferry_batch_wait(batch), FERRY_OK);
   ferry_tensor_info from_batch;
   ferry_tensor_info_init(&from_batch, sizeof from_batch);
-  ASSERT_EQ(ferry_batch_output(&from_batch, batch), FERRY_OK);
+  ASSERT_EQ(ferry_batch_describe_output(&from_batch, batch), FERRY_OK);
   EXPECT_EQ(describe(t).data, from_batch.data);
   EXPECT_EQ(describe(t).bytes, from_batch.bytes);
   ASSERT_EQ(ferry_batch_release(batch), FERRY_OK);
@@ -97,7 +97,7 @@ TEST(TensorReference, NotOverwrittenByLaterBatches) {
   Job first(11), second(12);
   ferry_batch_t batch = submit(ctx, first);
   ferry_tensor_t t = nullptr;
-  ASSERT_EQ(ferry_batch_retain_output(&t, batch), FERRY_OK);
+  ASSERT_EQ(ferry_tensor_retain(&t, batch), FERRY_OK);
   ASSERT_EQ(ferry_batch_wait(batch), FERRY_OK);
   ASSERT_EQ(ferry_batch_release(batch), FERRY_OK);
   for (int i = 0; i < 3; ++i) {  // the cache must not hand the held block out again
@@ -115,16 +115,16 @@ TEST(TensorReference, BlockGoesBackWhenLastOwnerLetsGo) {
   Job job(5);
   ferry_stats before;
   ferry_stats_init(&before, sizeof before);
-  ASSERT_EQ(ferry_context_stats(&before, ctx), FERRY_OK);
+  ASSERT_EQ(ferry_stats_get(&before, ctx), FERRY_OK);
   ferry_batch_t batch = submit(ctx, job);
   ferry_tensor_t a = nullptr, b = nullptr;
-  ASSERT_EQ(ferry_batch_retain_output(&a, batch), FERRY_OK);
-  ASSERT_EQ(ferry_batch_retain_output(&b, batch), FERRY_OK);
+  ASSERT_EQ(ferry_tensor_retain(&a, batch), FERRY_OK);
+  ASSERT_EQ(ferry_tensor_retain(&b, batch), FERRY_OK);
   ASSERT_EQ(ferry_batch_wait(batch), FERRY_OK);
   const auto in_use = [&] {
     ferry_stats s;
     ferry_stats_init(&s, sizeof s);
-    EXPECT_EQ(ferry_context_stats(&s, ctx), FERRY_OK);
+    EXPECT_EQ(ferry_stats_get(&s, ctx), FERRY_OK);
     return s.device_in_use_bytes;
   };
   ASSERT_EQ(ferry_batch_release(batch), FERRY_OK);
@@ -146,7 +146,7 @@ TEST(TensorReference, CallerOutputIsDescribedNotOwned) {
   Job job(9, 1, 8, 8);
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
-  ASSERT_EQ(ferry_transform_output_info(&info, &job.source, &job.transform), FERRY_OK);
+  ASSERT_EQ(ferry_transform_describe_output(&info, &job.source, &job.transform), FERRY_OK);
   std::vector<std::uint8_t> mine(info.bytes, kPoison);
   ferry_output o;
   ferry_output_init(&o, sizeof o);
@@ -154,7 +154,7 @@ TEST(TensorReference, CallerOutputIsDescribedNotOwned) {
   ferry_batch_t batch = nullptr;
   ASSERT_EQ(ferry_batch_submit(&batch, ctx, &job.source, &job.transform, &o, nullptr), FERRY_OK);
   ferry_tensor_t t = nullptr;
-  ASSERT_EQ(ferry_batch_retain_output(&t, batch), FERRY_OK);
+  ASSERT_EQ(ferry_tensor_retain(&t, batch), FERRY_OK);
   ASSERT_EQ(ferry_batch_wait(batch), FERRY_OK);
   EXPECT_EQ(describe(t).data, mine.data());
   ASSERT_EQ(ferry_batch_release(batch), FERRY_OK);
@@ -166,14 +166,14 @@ TEST(TensorReference, BadArguments) {
   ferry_context_t ctx = cpu_context();
   Job job(1, 1, 4, 4);
   ferry_batch_t batch = submit(ctx, job);
-  EXPECT_EQ(ferry_batch_retain_output(nullptr, batch), FERRY_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ferry_tensor_retain(nullptr, batch), FERRY_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::strstr(ferry_last_error(), "out"), nullptr);
   ferry_tensor_t t = nullptr;
-  EXPECT_EQ(ferry_batch_retain_output(&t, nullptr), FERRY_ERR_INVALID_HANDLE);
+  EXPECT_EQ(ferry_tensor_retain(&t, nullptr), FERRY_ERR_INVALID_HANDLE);
   EXPECT_EQ(t, nullptr);
   // A batch handle is not a tensor handle, nor the reverse.
   EXPECT_EQ(ferry_tensor_release(reinterpret_cast<ferry_tensor_t>(batch)), FERRY_ERR_INVALID_HANDLE);
-  ASSERT_EQ(ferry_batch_retain_output(&t, batch), FERRY_OK);
+  ASSERT_EQ(ferry_tensor_retain(&t, batch), FERRY_OK);
   EXPECT_EQ(ferry_batch_wait(reinterpret_cast<ferry_batch_t>(t)), FERRY_ERR_INVALID_HANDLE);
   ferry_tensor_info small;
   std::memset(&small, 0, sizeof small);
@@ -181,7 +181,7 @@ TEST(TensorReference, BadArguments) {
   EXPECT_EQ(ferry_tensor_describe(nullptr, t), FERRY_ERR_INVALID_ARGUMENT);
   ASSERT_EQ(ferry_batch_release(batch), FERRY_OK);
   ferry_tensor_t late = nullptr;
-  EXPECT_EQ(ferry_batch_retain_output(&late, batch), FERRY_ERR_INVALID_HANDLE);
+  EXPECT_EQ(ferry_tensor_retain(&late, batch), FERRY_ERR_INVALID_HANDLE);
   EXPECT_EQ(ferry_tensor_release(t), FERRY_OK);
   ferry_tensor_info gone;
   ferry_tensor_info_init(&gone, sizeof gone);
@@ -201,7 +201,7 @@ TEST(TensorReference, ThreadsRaceContextDestroy) {
       jobs.push_back(std::make_unique<Job>(100 + i, 2, 32, 48));
       batches.push_back(submit(ctx, *jobs.back()));
       ferry_tensor_t t = nullptr;
-      ASSERT_EQ(ferry_batch_retain_output(&t, batches.back()), FERRY_OK);
+      ASSERT_EQ(ferry_tensor_retain(&t, batches.back()), FERRY_OK);
       ASSERT_EQ(ferry_batch_wait(batches.back()), FERRY_OK);
       tensors.push_back(t);
     }
@@ -211,7 +211,7 @@ TEST(TensorReference, ThreadsRaceContextDestroy) {
       threads.emplace_back([&, i] {
         for (int k = 0; k < 50; ++k) {
           ferry_tensor_t t = nullptr;
-          if (ferry_batch_retain_output(&t, batches[i]) == FERRY_OK) {
+          if (ferry_tensor_retain(&t, batches[i]) == FERRY_OK) {
             ++extra_ok;
             EXPECT_EQ(ferry_tensor_release(t), FERRY_OK);
           }

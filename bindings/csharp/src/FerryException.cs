@@ -27,6 +27,7 @@ public class FerryException : Exception {
       case Status.ErrNotReady: return new NotReadyException(message);
       case Status.ErrBusy: return new BusyException(message);
       case Status.ErrSourceTooSmall: return new SourceTooSmallException(message);
+      case Status.ErrOutputTooSmall: return new OutputTooSmallException(message);
       default: return new InternalException(message);
     }
   }
@@ -48,25 +49,31 @@ public class NotFoundException : FerryException { public NotFoundException(strin
 public class AlreadyExistsException : FerryException { public AlreadyExistsException(string m) : base(Status.ErrAlreadyExists, m) {} }
 public class NotReadyException : FerryException { public NotReadyException(string m) : base(Status.ErrNotReady, m) {} }
 public class BusyException : FerryException { public BusyException(string m) : base(Status.ErrBusy, m) {} }
+/// <summary>A source buffer smaller than its shape and strides reach.</summary>
 public class SourceTooSmallException : FerryException { public SourceTooSmallException(string m) : base(Status.ErrSourceTooSmall, m) {} }
+/// <summary>An output buffer smaller than its shape and strides reach.</summary>
+public class OutputTooSmallException : FerryException { public OutputTooSmallException(string m) : base(Status.ErrOutputTooSmall, m) {} }
 /// <summary>A bug in ferry: please report the message.</summary>
 public class InternalException : FerryException { public InternalException(string m) : base(Status.ErrInternal, m) {} }
 
-/// <summary>Checks at load that the native library has this assembly's major version and at
-/// least its minor version; a missing library gives a DllNotFoundException that says what to do.</summary>
+/// <summary>Checks at load that the native library has this assembly's ABI (the same major, while
+/// 0.x the same minor too) and at least its version; a missing library gives a
+/// DllNotFoundException that says what to do.</summary>
 static class VersionCheck {
   internal static bool Run() {
     int found;
     try {
       found = LibraryPINVOKE.Version();
     } catch (DllNotFoundException e) {
-      throw new DllNotFoundException("ferry: cannot load libferry_csharp.so (and libferry.so.0). Put them "
+      throw new DllNotFoundException("ferry: cannot load libferry_csharp.so (and libferry). Put them "
           + "next to Ferry.dll or on LD_LIBRARY_PATH (Unity: Assets/Plugins/x86_64). " + e.Message, e);
     }
     int built = Library.FERRY_VERSION_NUMBER;
-    if (found / 10000 != built / 10000 || found < built) {
+    bool sameAbi = found / 10000 == built / 10000 && (built >= 10000 || found / 100 == built / 100);
+    if (!sameAbi || found < built) {
+      string series = built >= 10000 ? (built / 10000) + ".x" : "0." + (built / 100) + ".x";
       throw new DllNotFoundException("ferry: the loaded libferry is version " + found
-          + ", this assembly needs " + (built / 10000) + ".x at least " + built);
+          + ", this assembly needs " + series + " at least " + built);
     }
     return true;
   }

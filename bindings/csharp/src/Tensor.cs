@@ -4,7 +4,7 @@ using System.Runtime.InteropServices;
 namespace Ferry {
 
 /// <summary>A batch's output, held (Batch.RetainOutput()): its memory stays valid while this
-/// Tensor lives, even after the Batch and the Context are disposed (ferry_batch_retain_output).
+/// Tensor lives, even after the Batch and the Context are disposed (ferry_tensor_retain).
 /// Read the data after Batch.Wait(). Dispose() lets go at once and never blocks; a Tensor dropped
 /// without Dispose() lets go from its finalizer.
 ///

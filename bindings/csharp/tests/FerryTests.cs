@@ -34,7 +34,7 @@ public class FerryTests {
   [Test]
   public void VersionMatchesTheHeader() {
     Assert.AreEqual(Library.FERRY_VERSION_NUMBER, Library.Version());
-    StringAssert.StartsWith("0.1.0", Library.VersionString());
+    StringAssert.StartsWith("0.2.0", Library.VersionString());
     Assert.AreEqual("FERRY_ERR_INVALID_HANDLE", Library.StatusString(Status.ErrInvalidHandle));
   }
 
@@ -85,6 +85,21 @@ public class FerryTests {
       Assert.Throws<InvalidArgumentException>(() => t.SetMean());
       Assert.Throws<InvalidArgumentException>(() => t.SetStd(null));
       Assert.Throws<OutOfRangeException>(() => t.MeanAt(4));
+      Assert.Throws<InvalidArgumentException>(() => t.SetChannelMap(0, 0, 0, 0, 0));  // a length, not an index
+    }
+  }
+
+  [Test]
+  public void AnOutputTooSmallIsOutputTooSmall() {
+    using (Context ctx = CpuContext())
+    using (var source = new Source().SetShape(1, 2, 2, 3))
+    using (var output = new Output()) {
+      IntPtr converted = ctx.DeviceAlloc(16);
+      output.Data = converted;
+      output.Bytes = 16;  // float32 [1, 3, 2, 2] needs 48
+      var e = Assert.Throws<OutputTooSmallException>(() => ctx.Submit(source, Pixels(12), null, output));
+      StringAssert.Contains("output.bytes is 16", e.Message);
+      ctx.DeviceFree(converted);
     }
   }
 

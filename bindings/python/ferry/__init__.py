@@ -18,7 +18,7 @@ from . import ferry_swig as _swig
 from ._enums import Device, DType, Layout, MemoryKind, Mirror, SourcePolicy, Status
 from ._errors import (AlreadyExistsError, BusyError, CudaError, FerryError, InternalError,
                       InvalidArgumentError, InvalidHandleError, NoDeviceError, NotFoundError,
-                      NotReadyError, OutOfMemoryError, OutOfRangeError, OverflowError_,
+                      NotReadyError, OutOfMemoryError, OutOfRangeError, OutputTooSmallError, OverflowError_,
                       SourceTooSmallError, StructSizeError, UnsupportedError)
 from ._batch import Batch
 from ._context import Context, HostBuffer, Transform, _transform
@@ -38,11 +38,17 @@ def version_string() -> str:
     return _swig.version_string()
 
 
+def _abi(number: int) -> str:
+    """The ABI series of a version number: "1.x" from 1.0 on, "0.2.x" while 0.x
+    (a 0.x minor release may break the ABI)."""
+    return f"{number // 10000}.x" if number >= 10000 else f"0.{number // 100}.x"
+
+
 def _check_version() -> None:
     loaded = version()
-    if loaded // 10000 != HEADER_VERSION // 10000 or loaded < HEADER_VERSION:
+    if _abi(loaded) != _abi(HEADER_VERSION) or loaded < HEADER_VERSION:
         raise ImportError(f"ferry: the loaded libferry is version {loaded}, this binding needs "
-                          f"{HEADER_VERSION // 10000}.x at least {HEADER_VERSION}")
+                          f"{_abi(HEADER_VERSION)} at least {HEADER_VERSION}")
 
 
 _check_version()
@@ -88,7 +94,7 @@ __all__ = [
     "FerryError", "InvalidArgumentError", "InvalidHandleError", "StructSizeError", "UnsupportedError",
     "OverflowError_", "OutOfRangeError", "OutOfMemoryError", "NoDeviceError", "CudaError",
     "NotFoundError", "AlreadyExistsError", "NotReadyError", "BusyError", "SourceTooSmallError",
-    "InternalError",
+    "InternalError", "OutputTooSmallError",
     "version", "version_string", "status_string", "last_error", "device_count",
     "device_properties", "output_info", "HEADER_VERSION",
 ]

@@ -122,7 +122,7 @@ class Context:
 
     def convert(self, source: Any, out: Any, transform: Optional[Transform] = None, *,
                 source_layout: Layout = Layout.NHWC, stream: Any = None, **transform_kwargs: Any) -> None:
-        """ferry_convert: a source already in this context's memory (device
+        """ferry_transform_apply: a source already in this context's memory (device
         arrays on a GPU, host arrays on the CPU) into `out`, one launch on
         `stream`. Asynchronous on a GPU, complete on return on the CPU."""
         src, _keep = make_source(source, source_layout)
@@ -137,14 +137,14 @@ class Context:
         return HostBuffer(self, self._h.host_alloc(int(nbytes)), int(nbytes))
 
     def register(self, buffer: Any) -> None:
-        """ferry_host_register: pins a buffer the caller reuses. The buffer is
+        """ferry_memory_register_host: pins a buffer the caller reuses. The buffer is
         kept alive until :meth:`unregister` or close()."""
         v = view(buffer, "buffer")
         self._h.host_register(v.address, v.extent)
         self._registered[v.address] = v.keepalive
 
     def unregister(self, buffer: Any) -> None:
-        """ferry_host_unregister: a buffer registered before (or cached)."""
+        """ferry_memory_unregister_host: a buffer registered before (or cached)."""
         v = view(buffer, "buffer")
         self._h.host_unregister(v.address)
         self._registered.pop(v.address, None)
@@ -219,7 +219,7 @@ class HostBuffer:
         return {"shape": (self.nbytes,), "typestr": "|u1", "data": (self.address, False), "version": 3}
 
     def close(self, stream: Any = None) -> None:
-        """ferry_host_free (or _free_on_stream with a stream). Idempotent."""
+        """ferry_memory_free_host (ferry_memory_free_host_on_stream with a stream). Idempotent."""
         if not self._freed:
             self._freed = True
             s = stream_address(stream)

@@ -24,6 +24,7 @@ class Status(enum.IntEnum):
     BUSY = _swig.FERRY_ERR_BUSY
     SOURCE_TOO_SMALL = _swig.FERRY_ERR_SOURCE_TOO_SMALL
     INTERNAL = _swig.FERRY_ERR_INTERNAL
+    OUTPUT_TOO_SMALL = _swig.FERRY_ERR_OUTPUT_TOO_SMALL
 
 
 class Device(enum.IntEnum):

@@ -77,7 +77,11 @@ class BusyError(FerryError):
 
 
 class SourceTooSmallError(FerryError, ValueError):
-    """A source or destination buffer smaller than its shape and strides reach."""
+    """A source buffer smaller than its shape and strides reach."""
+
+
+class OutputTooSmallError(FerryError, ValueError):
+    """An output buffer smaller than its shape and strides reach."""
 
 
 class InternalError(FerryError, RuntimeError):
@@ -100,6 +104,7 @@ ERROR_CLASSES: dict[int, type[FerryError]] = {
     Status.BUSY: BusyError,
     Status.SOURCE_TOO_SMALL: SourceTooSmallError,
     Status.INTERNAL: InternalError,
+    Status.OUTPUT_TOO_SMALL: OutputTooSmallError,
 }
 
 _swig.set_error_classes({int(k): v for k, v in ERROR_CLASSES.items()})

@@ -18,6 +18,18 @@ def test_status_names_and_enums():
     assert ferry.MemoryKind.ALL == ferry.MemoryKind.PINNED | ferry.MemoryKind.REGISTERED | ferry.MemoryKind.DEVICE
 
 
+def test_every_status_has_its_own_error_class():
+    from ferry import _errors, ferry_swig
+    c_statuses = {v for k, v in vars(ferry_swig).items() if k == "FERRY_OK" or k.startswith("FERRY_ERR_")}
+    assert c_statuses == set(ferry.Status)
+    classes = {status: _errors.ERROR_CLASSES[status] for status in ferry.Status if status != ferry.Status.OK}
+    assert len(set(classes.values())) == len(classes)
+    for status, cls in classes.items():
+        assert ferry.status_string(status) == "FERRY_ERR_" + status.name
+        assert cls.__name__.replace("_", "").lower().startswith(status.name.replace("_", "").lower()), cls
+    assert issubclass(ferry.OutputTooSmallError, ValueError) and issubclass(ferry.SourceTooSmallError, ValueError)
+
+
 def test_error_hierarchy():
     assert issubclass(ferry.InvalidArgumentError, ferry.FerryError)
     assert issubclass(ferry.InvalidArgumentError, ValueError)

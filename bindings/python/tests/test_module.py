@@ -142,9 +142,9 @@ def test_self_check_error_is_a_fail(cli, monkeypatch, capsys):
 
 def test_backends_come_from_the_build(cli, monkeypatch):
     assert "CPU" in cli.backends()
-    monkeypatch.setattr(ferry, "version_string", lambda: "0.1.0 (CUDA and CPU backends)")
+    monkeypatch.setattr(ferry, "version_string", lambda: "0.2.0 (CUDA and CPU backends)")
     assert cli.backends() == ["CUDA", "CPU"]
-    monkeypatch.setattr(ferry, "version_string", lambda: "0.1.0 (CPU backend only)")
+    monkeypatch.setattr(ferry, "version_string", lambda: "0.2.0 (CPU backend only)")
     assert cli.backends() == ["CPU"]
 
 

@@ -34,6 +34,7 @@ public class FerryException extends RuntimeException {
       case ERR_NOT_READY: return new NotReady(message);
       case ERR_BUSY: return new Busy(message);
       case ERR_SOURCE_TOO_SMALL: return new SourceTooSmall(message);
+      case ERR_OUTPUT_TOO_SMALL: return new OutputTooSmall(message);
       default: return new Internal(message);
     }
   }
@@ -94,9 +95,15 @@ public class FerryException extends RuntimeException {
     private static final long serialVersionUID = 1L;
     public Busy(String m) { super(Status.ERR_BUSY, m); }
   }
+  /** A source buffer smaller than its shape and strides reach. */
   public static class SourceTooSmall extends FerryException {
     private static final long serialVersionUID = 1L;
     public SourceTooSmall(String m) { super(Status.ERR_SOURCE_TOO_SMALL, m); }
+  }
+  /** An output buffer smaller than its shape and strides reach. */
+  public static class OutputTooSmall extends FerryException {
+    private static final long serialVersionUID = 1L;
+    public OutputTooSmall(String m) { super(Status.ERR_OUTPUT_TOO_SMALL, m); }
   }
   /** A bug in ferry: please report the message. */
   public static class Internal extends FerryException {

@@ -9,8 +9,9 @@ import java.nio.file.StandardCopyOption;
 /**
  * Loads ferry's native code: first from the JAR (io/ferry/native/linux-x86_64/, extracted to a
  * temporary folder), else libferry_java.so from java.library.path (System.loadLibrary), which
- * finds libferry.so.0 through its RPATH or LD_LIBRARY_PATH. Then checks that the loaded library
- * has the major version this JAR was built for, and at least its minor version.
+ * finds libferry through its RPATH or LD_LIBRARY_PATH. Then checks that the loaded library has
+ * the ABI this JAR was built for (the same major, while 0.x the same minor too), and at least its
+ * version.
  */
 final class NativeLoader {
   private static final String RESOURCE_DIR = "/io/ferry/native/linux-x86_64/";
@@ -34,7 +35,7 @@ final class NativeLoader {
             + RESOURCE_DIR + " in the JAR: " + fromJar + "; (2) libferry_java.so on java.library.path ("
             + System.getProperty("java.library.path") + "): " + e.getMessage()
             + ". Build the Java binding (cmake -DFERRY_BUILD_BINDINGS=ON) and put its folder on "
-            + "-Djava.library.path, with libferry.so.0 next to it or on LD_LIBRARY_PATH.");
+            + "-Djava.library.path, with " + soname() + " next to it or on LD_LIBRARY_PATH.");
       }
     }
     loaded = true;
@@ -48,7 +49,7 @@ final class NativeLoader {
     }
     File dir = Files.createTempDirectory("ferry-native").toFile();
     dir.deleteOnExit();
-    File core = extract(dir, "libferry.so.0");
+    File core = extract(dir, soname());
     File binding = extract(dir, "libferry_java.so");
     System.load(core.getAbsolutePath()); // by soname: libferry_java.so finds it loaded
     System.load(binding.getAbsolutePath());
@@ -65,12 +66,20 @@ final class NativeLoader {
     return out;
   }
 
+  /** libferry's soname: libferry.so.MAJOR, and while 0.x libferry.so.0.MINOR. */
+  private static String soname() {
+    int major = FerryConstants.FERRY_VERSION_MAJOR;
+    return "libferry.so." + (major == 0 ? "0." + FerryConstants.FERRY_VERSION_MINOR : String.valueOf(major));
+  }
+
   private static void checkVersion() {
     int built = FerryConstants.FERRY_VERSION_NUMBER;
     int found = FerryJNI.version();
-    if (found / 10000 != built / 10000 || found < built) {
+    boolean sameAbi = found / 10000 == built / 10000 && (built >= 10000 || found / 100 == built / 100);
+    if (!sameAbi || found < built) {
+      String series = built >= 10000 ? (built / 10000) + ".x" : "0." + (built / 100) + ".x";
       throw new UnsatisfiedLinkError("ferry: the loaded libferry is version " + found
-          + ", this JAR needs " + (built / 10000) + ".x at least " + built);
+          + ", this JAR needs " + series + " at least " + built);
     }
   }
 }

@@ -8,7 +8,7 @@ import java.nio.ShortBuffer;
 
 /**
  * A batch's output, held ({@link Batch#retainOutput()}): its memory stays valid while this Tensor
- * is open, even after the Batch is closed and the Context closed (ferry_batch_retain_output).
+ * is open, even after the Batch is closed and the Context closed (ferry_tensor_retain).
  * Read the data after {@link Batch#await()}.
  *
  * <p>{@link #asByteBuffer()}, {@link #asFloatBuffer()} and {@link #asShortBuffer()} view host

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class FerryTest {
-  private static Context cpuContext() {
+  static Context cpuContext() {
     try (ContextOptions options = new ContextOptions()) {
       options.setDeviceKind(DeviceKind.CPU);
       options.setCpuThreads(2);
@@ -27,7 +27,7 @@ class FerryTest {
   @Test
   void versionMatchesTheHeader() {
     assertEquals(FerryConstants.FERRY_VERSION_NUMBER, Ferry.version());
-    assertTrue(Ferry.versionString().startsWith("0.1.0"));
+    assertTrue(Ferry.versionString().startsWith("0.2.0"));
     assertEquals("FERRY_ERR_INVALID_HANDLE", Ferry.statusString(Status.ERR_INVALID_HANDLE));
   }
 
@@ -80,7 +80,21 @@ class FerryTest {
       assertThrows(FerryException.InvalidArgument.class, () -> t.setMean());
       assertThrows(FerryException.InvalidArgument.class, () -> t.setStd((float[]) null));
       assertThrows(FerryException.OutOfRange.class, () -> t.meanAt(4));
+      assertThrows(FerryException.InvalidArgument.class, () -> t.setChannelMap(0, 0, 0, 0, 0)); // a length, not an index
       assertEquals(DType.FLOAT32, t.getOutDtype());
+    }
+  }
+
+  @Test
+  void anOutputTooSmallIsOutputTooSmall() {
+    try (Context ctx = cpuContext(); Source source = new Source().setShape(1, 2, 2, 3); Output output = new Output()) {
+      long out = ctx.deviceAlloc(16);
+      output.setData(out);
+      output.setBytes(16); // float32 [1, 3, 2, 2] needs 48
+      FerryException.OutputTooSmall e = assertThrows(FerryException.OutputTooSmall.class,
+          () -> ctx.submit(source, pixels(12), null, output, null));
+      assertTrue(e.getMessage().contains("output.bytes is 16"), e.getMessage());
+      ctx.deviceFree(out);
     }
   }
 
