@@ -6,7 +6,7 @@
 // would hand ferry a torn value (a callback pointer cut to its low bytes).
 //
 // When a struct grows: freeze its previous layout below as vN, add its size
-// to the list, and extend tests/unit/struct_versions_test.cpp.
+// to the list, and extend tests/c_abi/struct_versions_test.cpp.
 #pragma once
 
 #include <array>

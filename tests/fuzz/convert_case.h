@@ -2,7 +2,7 @@
 // output and submit-option structs a C caller could pass (valid ones mostly,
 // with wild values, wrong struct sizes and NULLs now and then), every buffer
 // they point to allocated to exactly the size they declare, and the checks of
-// a result against the scalar reference (tests/unit/convert_reference.h).
+// a result against the scalar reference (tests/support/convert_reference.h).
 // Shared by the libFuzzer target (fuzz_convert.cpp, CPU backend) and the CUDA
 // replay (replay_cuda.cpp, GPU against CPU).
 #pragma once

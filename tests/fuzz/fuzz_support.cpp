@@ -9,7 +9,7 @@
 
 #include "tests/fuzz/convert_case.h"
 #include "tests/fuzz/fuzz_input.h"
-#include "tests/unit/convert_reference.h"
+#include "tests/support/convert_reference.h"
 
 // ferry turns huge requests into FERRY_ERR_OUT_OF_MEMORY, which the targets ask for on
 // purpose: under ASan the allocator returns NULL for them (ASAN_OPTIONS still overrides).

@@ -12,7 +12,7 @@
 
 #include "ferry/ferry.h"
 #include "tests/gpu/gpu_test_util.h"
-#include "tests/unit/convert_test_cases.h"
+#include "tests/support/convert_test_cases.h"
 
 #if FERRY_HAVE_CUDA
 #include <cuda_runtime_api.h>

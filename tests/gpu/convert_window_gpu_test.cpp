@@ -10,8 +10,8 @@
 
 #include "ferry/ferry.h"
 #include "tests/gpu/gpu_test_util.h"
-#include "tests/unit/convert_window_cases.h"
-#include "tests/unit/test_context.h"
+#include "tests/support/convert_window_cases.h"
+#include "tests/support/test_context.h"
 
 #if FERRY_HAVE_CUDA
 #include <cuda_runtime_api.h>

@@ -42,7 +42,7 @@ step() {  # name, command...
 step configure cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=75-virtual \
   -DFERRY_BUILD_BINDINGS=OFF -DFERRY_BUILD_EXAMPLES=OFF -DFERRY_BUILD_BENCH=OFF
 grep -q "ferry: CUDA backend ON" "$logs/configure.log" || { echo "run_jit_suite: FAILED: no CUDA compiler found" >&2; exit 1; }
-step build cmake --build "$build" -j"$jobs" --target ferry ferry_static ferry_unit_tests ferry_gpu_tests \
+step build cmake --build "$build" -j"$jobs" --target ferry ferry_static ferry_unit_tests ferry_c_abi_tests ferry_gpu_tests \
   ferry_fuzz_convert_cuda
 # The libraries hold sm_75 PTX and no machine code (skipped where cuobjdump is missing).
 step ctest-fatbin ctest --test-dir "$build" -L build --output-on-failure -V

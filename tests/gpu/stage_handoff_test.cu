@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tests/gpu/gpu_test_util.h"
-#include "tests/unit/stage_test_util.h"
+#include "tests/support/stage_test_util.h"
 
 namespace {
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "ferry/ferry.h"
-#include "tests/unit/convert_reference.h"
+#include "tests/support/convert_reference.h"
 
 namespace {
 

@@ -26,7 +26,7 @@ struct DeviceSample {
 // l = ceil(log2 d), m = floor(2^32 * (2^l - d) / d) + 1 (fits 32 bits),
 // n / d = (umulhi(n, m) + n) >> l; the sum stays below 2^32 for n < 2^31.
 // For the vector kernel's index math. Computed on the host; divide() is the
-// same on host and device (tests/unit/convert_fast_div_test.cpp checks it).
+// same on host and device (tests/unit/convert/fast_div_test.cpp checks it).
 struct FastDiv {
   std::uint32_t d = 1, multiplier = 1, shift = 0;
   FastDiv() = default;

@@ -15,8 +15,8 @@
 #include "core/device/host_runtime.h"
 #include "core/memory/memory_system.h"
 #include "ferry/ferry.h"
-#include "tests/unit/convert_reference.h"
-#include "tests/unit/convert_test_cases.h"
+#include "tests/support/convert_reference.h"
+#include "tests/support/convert_test_cases.h"
 
 namespace {
 

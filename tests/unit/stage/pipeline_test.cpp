@@ -16,7 +16,7 @@
 #include "core/device/host_runtime.h"
 #include "core/memory/memory_system.h"
 #include "core/stage/stager.h"
-#include "tests/unit/stage_test_util.h"
+#include "tests/support/stage_test_util.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/memory/host_registry.h"
-#include "tests/unit/memory_fake_backend.h"
+#include "tests/support/fake_runtime.h"
 
 namespace ferry::core {
 namespace {

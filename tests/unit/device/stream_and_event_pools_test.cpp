@@ -13,7 +13,7 @@
 
 #include "core/device/event_pool.h"
 #include "core/device/stream_pool.h"
-#include "tests/unit/memory_fake_backend.h"
+#include "tests/support/fake_runtime.h"
 
 namespace ferry::core {
 namespace {

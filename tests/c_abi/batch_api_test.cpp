@@ -12,7 +12,7 @@
 #include <tuple>
 #include <vector>
 
-#include "tests/unit/stage_test_util.h"
+#include "tests/support/stage_test_util.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/unit/stage_test_util.h"
+#include "tests/support/stage_test_util.h"
 
 namespace {
 

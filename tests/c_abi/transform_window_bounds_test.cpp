@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "ferry/ferry.h"
-#include "tests/unit/convert_reference.h"
-#include "tests/unit/convert_window_cases.h"
-#include "tests/unit/test_context.h"
+#include "tests/support/convert_reference.h"
+#include "tests/support/convert_window_cases.h"
+#include "tests/support/test_context.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "core/convert/half_bits.h"
-#include "tests/unit/convert_reference.h"
+#include "tests/support/convert_reference.h"
 
 using namespace ferry::core;
 

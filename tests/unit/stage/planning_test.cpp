@@ -18,7 +18,7 @@
 #include "core/stage/in_flight_gate.h"
 #include "core/stage/sample_layout.h"
 #include "core/stage/staging_ring.h"
-#include "tests/unit/stage_test_util.h"
+#include "tests/support/stage_test_util.h"
 
 namespace {
 

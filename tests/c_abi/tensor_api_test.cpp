@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/memory/orphan_segments.h"
-#include "tests/unit/memory_fake_backend.h"
-#include "tests/unit/stage_test_util.h"
+#include "tests/support/fake_runtime.h"
+#include "tests/support/stage_test_util.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ferry/ferry.h"
-#include "tests/unit/test_context.h"
+#include "tests/support/test_context.h"
 
 namespace {
 

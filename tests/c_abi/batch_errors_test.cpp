@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/unit/stage_test_util.h"
+#include "tests/support/stage_test_util.h"
 
 namespace {
 

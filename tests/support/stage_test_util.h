@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ferry/ferry.h"
-#include "tests/unit/convert_reference.h"
+#include "tests/support/convert_reference.h"
 
 namespace ferry::test {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/memory/pinned_pool.h"
-#include "tests/unit/memory_fake_backend.h"
+#include "tests/support/fake_runtime.h"
 
 namespace ferry::core {
 namespace {
