@@ -51,7 +51,8 @@ step ctest-unit ctest --test-dir "$build" -L unit -j"$jobs" --output-on-failure 
 step ctest-gpu ctest --test-dir "$build" -L gpu --output-on-failure "${ctest_args[@]}"
 # With a device there, a skipped or missing GPU test means the kernels did not run.
 skipped="$(grep -c "(Skipped)" "$logs/ctest-gpu.log" || true)"
-if [ "$skipped" != 0 ] || ! grep -qE "tests passed, 0 tests failed out of [1-9]" "$logs/ctest-gpu.log"; then
+# (CTest says "100% tests passed out of N" when all passed.)
+if [ "$skipped" != 0 ] || ! grep -qE "100% tests passed(, 0 tests failed)? out of [1-9]" "$logs/ctest-gpu.log"; then
   echo "run_jit_suite: FAILED: GPU tests skipped ($skipped) or none ran" >&2
   failed+=(gpu-skipped)
 fi
