@@ -129,6 +129,9 @@ class Stager {
     unpin_source(batch);
   }
 
+  template <typename Synchronize>
+  void synchronize_unlocked(Batch& batch, std::unique_lock<std::mutex>& lock, Synchronize synchronize);
+
   Parts parts_;
   MemorySystem& memory_;
   Converter& converter_;

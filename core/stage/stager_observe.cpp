@@ -21,6 +21,26 @@ void expect_usable(const Batch& b) {
 
 }  // namespace
 
+// Runs `synchronize` (waits on the batch's events) with the batch's lock let
+// go, counted in event_users so its events are not given back meanwhile; an
+// error from the device is rethrown once the lock is held again.
+template <typename Synchronize>
+void Stager::synchronize_unlocked(Batch& b, std::unique_lock<std::mutex>& lock, Synchronize synchronize) {
+  ++b.event_users;
+  lock.unlock();
+  std::optional<Error> failure;
+  try {
+    DeviceScope scope(runtime_);
+    synchronize();
+  } catch (const Error& e) {
+    failure = e;
+  }
+  lock.lock();
+  --b.event_users;
+  b.changed.notify_all();
+  if (failure) throw Error(*failure);
+}
+
 void Stager::wait(Batch& b) {
   std::unique_lock<std::mutex> lock(b.mutex);
   expect_usable(b);
@@ -36,19 +56,7 @@ void Stager::wait(Batch& b) {
     // Straight on the done event: the caller wakes when the GPU is done, not
     // when the completion thread has got round to it.
     const EventHandle done = b.done_event;
-    ++b.event_users;
-    lock.unlock();
-    std::optional<Error> failure;
-    try {
-      DeviceScope scope(runtime_);
-      runtime_.event_synchronize(done);
-    } catch (const Error& e) {
-      failure = e;
-    }
-    lock.lock();
-    --b.event_users;
-    b.changed.notify_all();
-    if (failure) throw Error(*failure);
+    synchronize_unlocked(b, lock, [&] { runtime_.event_synchronize(done); });
     if (!b.error) {
       lock.unlock();
       observed_complete(b);
@@ -129,20 +137,10 @@ void Stager::wait_source(Batch& b) {
   } else if (b.route == BatchRoute::kDirect) {
     b.wait_locked(lock, BatchStage::kEnqueued);
     if (!b.error && b.stage_locked() == BatchStage::kEnqueued) {
-      ++b.event_users;
-      lock.unlock();
-      std::optional<Error> failure;
-      try {
-        DeviceScope scope(runtime_);
+      synchronize_unlocked(b, lock, [&] {
         for (const ChunkWork& w : b.chunks)
           if (w.queued) runtime_.event_synchronize(w.copied != nullptr ? w.copied : w.done);
-      } catch (const Error& e) {
-        failure = e;
-      }
-      lock.lock();
-      --b.event_users;
-      b.changed.notify_all();
-      if (failure) throw Error(*failure);
+      });
       return;
     }
   }
