@@ -3,13 +3,13 @@
 //
 //   ferry_memory_alloc_device/free        (NULL stream: lazy events; and a caller stream: one event per free)
 //   cudaMalloc/cudaFree, cudaMallocAsync/cudaFreeAsync
-//   ferry_memory_alloc_host/free          (FERRY_PINNED_METHOD=alloc|register picks the miss path)
+//   ferry_memory_alloc_host/free          (--pinned-method alloc|register picks the miss path)
 //   cudaHostAlloc/cudaFreeHost, cudaHostRegister/Unregister of touched memory
 //   the same ferry calls on the CPU backend (always run)
 //   gpu/pinned_segment_miss/{alloc,register}: the pool's miss path, one fresh
 //     segment of 2/20/64/256 MiB from each pinned method and its release
 //     (cudaHostAlloc+cudaFreeHost vs posix_memalign+pre-fault+cudaHostRegister
-//     +cudaHostUnregister+free), whatever FERRY_PINNED_METHOD says
+//     +cudaHostUnregister+free), whatever --pinned-method says
 //
 // The ferry rows report misses_in_loop: the allocations inside the timed loop
 // that the cache did not serve (0 in steady state). The contexts' pinned cap
@@ -43,10 +43,13 @@
 
 namespace {
 
+ferry_pinned_method g_pinned_method = FERRY_PINNED_REGISTER;  // --pinned-method alloc|register
+
 ferry_context_t make_context(ferry_device_kind kind) {
   ferry_context_options o;
   ferry_context_options_init(&o, sizeof o);
   o.device_kind = kind;
+  o.pinned_method = g_pinned_method;
   o.pinned_cache_bytes = 4ull << 30;  // 8 threads x 256 MB (2 GiB) in use fit under the cap,
   o.device_cache_bytes = 8ull << 30;  // and 8 x 256 MB freed at once stay cached (2 GiB would trim them)
   ferry_context_t ctx = nullptr;
@@ -233,6 +236,9 @@ void add(const std::string& name, F&& f, int threads = 1, int64_t max_iterations
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--pinned-method")
+      g_pinned_method = std::string(argv[i + 1]) == "alloc" ? FERRY_PINNED_HOST_ALLOC : FERRY_PINNED_REGISTER;
   g_cpu = make_context(FERRY_DEVICE_CPU);
   add("cpu/ferry_memory_alloc_free_device", [](benchmark::State& s) { ferry_device(s, g_cpu, nullptr); });
   add("cpu/ferry_memory_alloc_free_host", [](benchmark::State& s) { ferry_pinned(s, g_cpu); });
@@ -248,8 +254,8 @@ int main(int argc, char** argv) {
     cudaStream_t stream = nullptr;
     cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     g_caller_stream = stream;
-    const char* method = std::getenv("FERRY_PINNED_METHOD");
-    std::printf("ferry_bench_memory: pinned method %s\n", method != nullptr ? method : "register (default)");
+    std::printf("ferry_bench_memory: pinned method %s\n",
+                g_pinned_method == FERRY_PINNED_HOST_ALLOC ? "cudaHostAlloc" : "register (default)");
     add("gpu/ferry_memory_alloc_free_device/null_stream", [](benchmark::State& s) { ferry_device(s, g_gpu, nullptr); });
     add("gpu/ferry_memory_alloc_free_device/caller_stream",
         [](benchmark::State& s) { ferry_device(s, g_gpu, g_caller_stream); });

@@ -129,6 +129,7 @@ core::ContextOptions to_core(const ferry_context_options& o) {
   d.max_staging_bytes = o.max_staging_bytes;
   d.submit_nonblocking = o.submit_nonblocking;
   d.max_unreleased_batches = o.max_unreleased_batches;
+  d.pinned_method = enum_of<core::PinnedMethod>(o.pinned_method);
   return d;
 }
 
@@ -150,6 +151,7 @@ ferry_context_options to_c(const core::ContextOptions& d) {
   o.max_staging_bytes = d.max_staging_bytes;
   o.submit_nonblocking = d.submit_nonblocking;
   o.max_unreleased_batches = d.max_unreleased_batches;
+  o.pinned_method = static_cast<ferry_pinned_method>(d.pinned_method);
   return o;
 }
 

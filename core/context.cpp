@@ -40,7 +40,7 @@ DeviceKind resolve_device(const ContextOptions& options, int& index) {
 Context::Context(const ContextOptions& options) : options_(options) {
   validate_context_options(options_);
   kind_ = resolve_device(options_, device_index_);
-  runtime_ = make_runtime(kind_, device_index_);
+  runtime_ = make_runtime(kind_, device_index_, options_.pinned_method);
   memory_ = std::make_unique<MemorySystem>(runtime_, options_);
   converter_ = std::make_unique<Converter>(*memory_, options_.cpu_threads);
   Stager::Parts stage;

@@ -11,6 +11,8 @@ void validate_context_options(const ContextOptions& o) {
   checked_enum_field(o.device_kind, {DeviceKind::Auto, DeviceKind::Cpu, DeviceKind::Cuda}, "options->device_kind",
                      "FERRY_DEVICE_AUTO (0), FERRY_DEVICE_CPU (1) or FERRY_DEVICE_CUDA (2)");
   // A value outside its range (INVALID_ARGUMENT); past the device count it is NO_DEVICE, at create.
+  checked_enum_field(o.pinned_method, {PinnedMethod::kRegister, PinnedMethod::kHostAlloc}, "options->pinned_method",
+                     "FERRY_PINNED_REGISTER (0) or FERRY_PINNED_HOST_ALLOC (1)");
   FERRY_EXPECT(o.device_index >= 0, Status::InvalidArgument, "options->device_index is ", o.device_index,
                ": must not be negative");
   FERRY_EXPECT(o.stream_count >= 1 && o.stream_count <= 64, Status::InvalidArgument,

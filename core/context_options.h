@@ -8,6 +8,9 @@
 
 namespace ferry::core {
 
+// How pinned host memory is made (ferry_pinned_method's values).
+enum class PinnedMethod : int { kRegister = 0, kHostAlloc = 1 };
+
 struct ContextOptions {
   DeviceKind device_kind = DeviceKind::Auto;
   int device_index = 0;
@@ -25,6 +28,7 @@ struct ContextOptions {
   std::uint64_t max_staging_bytes = std::uint64_t{256} << 20;
   int submit_nonblocking = 0;
   std::uint64_t max_unreleased_batches = 1024;
+  PinnedMethod pinned_method = PinnedMethod::kRegister;
 };
 
 // Throws ferry::Error naming the first bad field (as options->field) and its value.

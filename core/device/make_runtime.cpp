@@ -8,11 +8,12 @@
 
 namespace ferry::core {
 
-std::shared_ptr<DeviceRuntime> make_runtime(DeviceKind kind, int device) {
+std::shared_ptr<DeviceRuntime> make_runtime(DeviceKind kind, int device, PinnedMethod pinned) {
   if (kind == DeviceKind::Cpu) return std::make_shared<HostRuntime>();
 #if FERRY_HAVE_CUDA
-  return make_cuda_runtime(device, pinned_method_from_env());
+  return make_cuda_runtime(device, pinned);
 #else
+  (void)pinned;
   fail(Status::NoDevice, "device_kind is FERRY_DEVICE_CUDA (device ", device,
        "): this build of ferry has no CUDA backend");
 #endif

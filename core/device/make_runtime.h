@@ -4,13 +4,16 @@
 
 #include <memory>
 
+#include "core/context_options.h"
 #include "core/device/device_kind.h"
 #include "core/device/device_runtime.h"
 
 namespace ferry::core {
 
 // kind is CPU or CUDA (never AUTO); device is the CUDA device, already checked
-// to work. A CUDA kind in a build without CUDA throws Status::NoDevice.
-std::shared_ptr<DeviceRuntime> make_runtime(DeviceKind kind, int device);
+// to work; pinned: how the CUDA runtime makes pinned memory. A CUDA kind in a
+// build without CUDA throws Status::NoDevice.
+std::shared_ptr<DeviceRuntime> make_runtime(DeviceKind kind, int device,
+                                            PinnedMethod pinned = PinnedMethod::kRegister);
 
 }  // namespace ferry::core

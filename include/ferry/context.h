@@ -10,6 +10,15 @@ extern "C" {
 
 typedef struct ferry_context_s* ferry_context_t;
 
+/* How pinned (page-locked) host memory is made. REGISTER (the default):
+ * malloc, pages touched, then cudaHostRegister, several times faster for large
+ * blocks (the driver's own allocation zeroes and maps page by page); HOST_ALLOC:
+ * cudaHostAlloc. Ignored on the CPU backend. */
+typedef enum ferry_pinned_method {
+  FERRY_PINNED_REGISTER = 0,
+  FERRY_PINNED_HOST_ALLOC = 1
+} ferry_pinned_method;
+
 typedef struct ferry_context_options {
   size_t struct_size;
   ferry_device_kind device_kind;  /* default FERRY_DEVICE_AUTO */
@@ -34,6 +43,7 @@ typedef struct ferry_context_options {
                                       output and bookkeeping); at the bound submit fails with
                                       FERRY_ERR_OUT_OF_MEMORY naming this option; default 1024,
                                       1..2^30 */
+  ferry_pinned_method pinned_method; /* default FERRY_PINNED_REGISTER */
 } ferry_context_options;
 
 FERRY_API ferry_status ferry_context_options_init(ferry_context_options* out, size_t struct_size);

@@ -33,6 +33,22 @@ TEST(ContextApi, OptionsInitFillsDefaults) {
   EXPECT_EQ(o.stream_count, 4);
   EXPECT_EQ(o.pinned_wait_at_cap, 1);
   EXPECT_EQ(o.max_batches_in_flight, 4);
+  EXPECT_EQ(o.pinned_method, FERRY_PINNED_REGISTER);
+}
+
+TEST(ContextApi, PinnedMethodIsAnOptionTheCpuBackendAccepts) {
+  for (ferry_pinned_method method : {FERRY_PINNED_REGISTER, FERRY_PINNED_HOST_ALLOC}) {
+    ferry_context_options o;
+    ferry_context_options_init(&o, sizeof o);
+    o.device_kind = FERRY_DEVICE_CPU;
+    o.pinned_method = method;
+    ferry_context_t ctx = nullptr;
+    ASSERT_EQ(ferry_context_create(&ctx, &o), FERRY_OK) << ferry_last_error();
+    void* p = nullptr;
+    EXPECT_EQ(ferry_memory_alloc_host(&p, ctx, 4096), FERRY_OK) << ferry_last_error();
+    EXPECT_EQ(ferry_memory_free_host(ctx, p), FERRY_OK);
+    EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
+  }
 }
 
 TEST(ContextApi, OptionsInitRejectsNullAndBadSize) {

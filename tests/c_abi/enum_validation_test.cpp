@@ -72,6 +72,18 @@ TEST(EnumValidation, ContextDeviceKind) {
   }
 }
 
+TEST(EnumValidation, ContextPinnedMethod) {
+  for (int value : bad_values) {
+    ferry_context_options o;
+    ferry_context_options_init(&o, sizeof o);
+    o.device_kind = FERRY_DEVICE_CPU;
+    store_int(o.pinned_method, value);
+    ferry_context_t ctx = nullptr;
+    expect_rejected(ferry_context_create(&ctx, &o), "options->pinned_method", value);
+    EXPECT_EQ(ctx, nullptr);
+  }
+}
+
 TEST(EnumValidation, SourceLayout) {
   CpuContext cpu;
   for (int value : bad_values) {

@@ -38,7 +38,7 @@ FIELD(ferry_device_properties, pcie_generation, 312, 4);
 FIELD(ferry_device_properties, pcie_link_width, 316, 4);
 
 /* context.h */
-STRUCT(ferry_context_options, 112, 8);
+STRUCT(ferry_context_options, 120, 8);
 FIELD(ferry_context_options, struct_size, 0, 8);
 FIELD(ferry_context_options, device_kind, 8, 4);
 FIELD(ferry_context_options, device_index, 12, 4);
@@ -56,6 +56,7 @@ FIELD(ferry_context_options, max_batches_in_flight, 80, 4);
 FIELD(ferry_context_options, max_staging_bytes, 88, 8);
 FIELD(ferry_context_options, submit_nonblocking, 96, 4);
 FIELD(ferry_context_options, max_unreleased_batches, 104, 8);
+FIELD(ferry_context_options, pinned_method, 112, 4);
 
 /* stats.h */
 STRUCT(ferry_stats, 256, 8);

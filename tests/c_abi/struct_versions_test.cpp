@@ -20,10 +20,11 @@ using ferry::api::ReleasedSizes;
 TEST(StructVersions, LayoutsAreFrozen) {
   if (sizeof(void*) != 8) GTEST_SKIP() << "the frozen offsets are those of LP64";
   EXPECT_EQ(sizeof(ferry::api::v1::context_options), 104u);
-  EXPECT_EQ(sizeof(ferry_context_options), 112u);
+  EXPECT_EQ(sizeof(ferry_context_options), 120u);
   EXPECT_OFFSET(ferry_context_options, pinned_cache_bytes, 24);
   EXPECT_OFFSET(ferry_context_options, submit_nonblocking, 96);
   EXPECT_OFFSET(ferry_context_options, max_unreleased_batches, 104);
+  EXPECT_OFFSET(ferry_context_options, pinned_method, 112);
   EXPECT_EQ(sizeof(ferry::api::v1::stats), 248u);
   EXPECT_EQ(sizeof(ferry_stats), 256u);
   EXPECT_OFFSET(ferry_stats, input_gbps, 240);

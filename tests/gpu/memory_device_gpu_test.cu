@@ -146,13 +146,13 @@ TEST_F(MemoryGpuTest, OutOfMemoryIsReportedAndTheContextStaysUsable) {
 }
 
 TEST_F(MemoryGpuTest, PinnedMemoryIsPinnedForBothMethodsAndGatedByItsStream) {
-  for (const char* method : {"alloc", "register"}) {
-    SCOPED_TRACE(method);
-    setenv("FERRY_PINNED_METHOD", method, 1);
+  for (ferry_pinned_method method : {FERRY_PINNED_HOST_ALLOC, FERRY_PINNED_REGISTER}) {
+    SCOPED_TRACE(static_cast<int>(method));
     ferry_context_t c = nullptr;
     ferry_context_options o;
     ferry_context_options_init(&o, sizeof o);
     o.device_kind = FERRY_DEVICE_CUDA;
+    o.pinned_method = method;
     ASSERT_EQ(ferry_context_create(&c, &o), FERRY_OK) << ferry_last_error();
     const size_t n = 12u << 20;
     void* h = nullptr;
@@ -189,7 +189,6 @@ TEST_F(MemoryGpuTest, PinnedMemoryIsPinnedForBothMethodsAndGatedByItsStream) {
     cudaFree(d);
     EXPECT_EQ(ferry_context_destroy(c), FERRY_OK);
   }
-  unsetenv("FERRY_PINNED_METHOD");
 }
 
 }  // namespace

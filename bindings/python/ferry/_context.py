@@ -13,7 +13,8 @@ from ._errors import error
 _OPTION_FIELDS = ("device_index", "stream_count", "high_priority_streams", "pinned_cache_bytes",
                   "pinned_prealloc_bytes", "pinned_wait_at_cap", "registry_cache_bytes",
                   "device_cache_bytes", "staging_threads", "cpu_threads", "chunk_bytes",
-                  "max_batches_in_flight", "max_staging_bytes", "submit_nonblocking", "max_unreleased_batches")
+                  "max_batches_in_flight", "max_staging_bytes", "submit_nonblocking", "max_unreleased_batches",
+                  "pinned_method")
 
 
 def _transform(transform: Any, kwargs: Dict[str, Any], source: Any) -> Any:

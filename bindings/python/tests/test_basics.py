@@ -59,6 +59,15 @@ def test_bad_option_raises_with_ferrys_message():
     assert ferry.last_error() == info.value.message
 
 
+def test_pinned_method_is_a_context_option():
+    for method in (0, 1):  # FERRY_PINNED_REGISTER, FERRY_PINNED_HOST_ALLOC
+        with ferry.Context(ferry.Device.CPU, pinned_method=method) as ctx:
+            assert ctx.device == ferry.Device.CPU
+    with pytest.raises(ferry.UnsupportedError) as info:
+        ferry.Context(ferry.Device.CPU, pinned_method=7)
+    assert "options->pinned_method is 7" in info.value.message
+
+
 def test_unknown_option_is_a_type_error():
     with pytest.raises(TypeError):
         ferry.Context(streams=4)

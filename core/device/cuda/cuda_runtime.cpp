@@ -204,14 +204,6 @@ class CudaRuntime final : public DeviceRuntime {
 
 }  // namespace
 
-PinnedMethod pinned_method_from_env() {
-  const char* value = std::getenv("FERRY_PINNED_METHOD");
-  if (value == nullptr || *value == '\0' || std::strcmp(value, "register") == 0) return PinnedMethod::kRegister;
-  if (std::strcmp(value, "alloc") == 0) return PinnedMethod::kHostAlloc;
-  fail(Status::InvalidArgument, "environment variable FERRY_PINNED_METHOD is \"", value,
-       "\": expected \"alloc\" (cudaHostAlloc) or \"register\" (malloc + cudaHostRegister)");
-}
-
 std::unique_ptr<DeviceRuntime> make_cuda_runtime(int device, PinnedMethod method) {
   return std::make_unique<CudaRuntime>(device, method);
 }

@@ -1,8 +1,7 @@
 // The CUDA runtime (compiled only in CUDA builds). This header has no CUDA
 // include: the context builds the runtime through the factory.
 //
-// Pinned memory, two methods behind one switch (environment variable
-// FERRY_PINNED_METHOD, read when a context is created):
+// Pinned memory, two methods (ContextOptions::pinned_method):
 //   register  (the default) posix_memalign (2 MiB aligned, transparent huge
 //             pages advised), pre-faulted by touching every page (threads for
 //             large blocks), then cudaHostRegister.
@@ -16,15 +15,10 @@
 
 #include <memory>
 
+#include "core/context_options.h"
 #include "core/device/device_runtime.h"
 
 namespace ferry::core {
-
-enum class PinnedMethod { kHostAlloc, kRegister };
-
-// FERRY_PINNED_METHOD: unset, "" or "register" -> kRegister, "alloc" -> kHostAlloc;
-// anything else throws Status::InvalidArgument naming the variable and value.
-PinnedMethod pinned_method_from_env();
 
 // The runtime of CUDA device `device` (already checked to exist by the context).
 std::unique_ptr<DeviceRuntime> make_cuda_runtime(int device, PinnedMethod method);
