@@ -92,7 +92,8 @@ class Batch : public std::enable_shared_from_this<Batch> {
   TensorDesc info{};
   std::size_t home_index = 0;
   StreamHandle home_stream = nullptr;       // output allocated and done recorded here
-  EventHandle entry_event = nullptr;        // chunk streams wait for it (output allocation, hand-off stream)
+  EventHandle entry_event = nullptr;        // conversions wait for it (see Stager::allocate_output)
+  bool entry_on_handoff = false;            // recorded on the hand-off stream: every chunk waits, else only off-home ones
   bool has_handoff = false;
   StreamHandle handoff_stream = nullptr;
   int priority = 0;

@@ -85,7 +85,6 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
       work.copied = memory_.timing_event_pool().acquire();
     }
     work.done = memory_.timing_event_pool().acquire();
-    if (b.entry_event != nullptr && work.stream_index != b.home_index) runtime_.stream_wait(s, b.entry_event);
     const bool timed_here = !runtime_.has_streams();
     if (work.start != nullptr) runtime_.event_record(work.start, s);
     auto start = Clock::now();
@@ -105,6 +104,8 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
       slot = nullptr;
       ring_->release_after_copy(copied, s);
     }
+    if (b.entry_event != nullptr && (b.entry_on_handoff || work.stream_index != b.home_index))
+      runtime_.stream_wait(s, b.entry_event);  // the conversion writes: after what it must follow (allocate_output)
     start = Clock::now();
     {
       NvtxRange range("ferry convert");

@@ -178,16 +178,18 @@ void Stager::allocate_output(Batch& b, const OutputDesc* output) {
     b.owns_output = true;
   }
   if (!runtime_.has_streams() || b.route == BatchRoute::kConvertOnHost) return;
-  if (!b.has_handoff && (!b.owns_output || b.chunks.size() == 1)) return;  // nothing runs off the home stream
-  // Chunks on other streams start after the home stream's allocation and after
-  // the work the caller queued on its hand-off stream so far (it may still
-  // read a destination the caller reuses).
+  // What every chunk's conversion must follow, recorded once here. The copies
+  // never wait for it: they write ferry's own input buffers, so the bus stays
+  // busy while the hand-off stream still runs the caller's earlier work.
+  //  - a caller's destination with a hand-off: the work queued on the hand-off
+  //    stream so far (it may still read the destination being overwritten);
+  //  - a ferry-allocated output: its allocation on the home stream, for the
+  //    chunks on other streams. Nothing else can read a block ferry just
+  //    allocated, so the hand-off stream's work is not waited for.
+  b.entry_on_handoff = b.has_handoff && !b.owns_output;
+  if (!b.entry_on_handoff && (!b.owns_output || b.chunks.size() == 1)) return;  // nothing to follow
   b.entry_event = memory_.event_pool().acquire();
-  if (b.has_handoff) {
-    runtime_.event_record(b.entry_event, b.handoff_stream);
-    runtime_.stream_wait(b.home_stream, b.entry_event);
-  }
-  runtime_.event_record(b.entry_event, b.home_stream);
+  runtime_.event_record(b.entry_event, b.entry_on_handoff ? b.handoff_stream : b.home_stream);
 }
 
 void Stager::launch(const std::shared_ptr<Batch>& batch) noexcept {

@@ -46,10 +46,14 @@ typedef struct ferry_submit_options {
   size_t struct_size;
   /* A hand-off is asked for by has_handoff_stream, and by nothing else.
    * Non-zero: handoff_stream (NULL is the legacy default stream) waits for
-   * the batch (an event, no host sync), and the batch's writes start only
-   * after the work queued on the stream before submit (so a destination the
-   * stream still reads may be submitted again). Work the caller queues on the
-   * stream after submit returns sees the finished output. For a staged
+   * the batch (an event, no host sync). Work the caller queues on the stream
+   * after submit returns sees the finished output. The hand-off does not put
+   * the transfer behind the stream's queue: the batch's H2D copies, and its
+   * conversions into an output ferry allocates, never wait for work queued on
+   * the stream before submit (so a model still running on the stream hides
+   * the transfer). Only writes into a caller's destination (`out`) start
+   * after that work, since the stream may still read the destination being
+   * overwritten (so it may be submitted again at once). For a staged
    * (pageable) source this makes submit wait on the host until every chunk is
    * staged and queued (CUDA can only wait on events already recorded); the
    * copies and kernels still run asynchronously.

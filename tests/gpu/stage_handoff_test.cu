@@ -158,4 +158,95 @@ TEST(StageHandoff, ReusedDestinationWaitsForTheHandoffStreamsReaders) {
   cudaStreamDestroy(s);
 }
 
+// Spins one thread for `ns` nanoseconds of the GPU's global timer: work the
+// caller left on its hand-off stream (a model's forward pass) at submit.
+__global__ void busy_for(unsigned long long ns) {
+  unsigned long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
+// A hand-off does not put the transfer behind the hand-off stream's queue:
+// with a long kernel queued there before submit, the H2D copies complete
+// while it runs (wait_source returns with the kernel's end event not reached);
+// a conversion into the caller's destination waits for the kernel (it may
+// still read that destination), one into ferry's own output does not.
+TEST(StageHandoff, CopiesRunWhileTheHandoffStreamIsBusy) {
+  FERRY_REQUIRE_GPU();
+  ferry_context_t ctx = gpu_context();
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  cudaEvent_t kernel_end = nullptr;
+  ASSERT_EQ(cudaEventCreateWithFlags(&kernel_end, cudaEventDisableTiming), cudaSuccess);
+  const std::int64_t n = 64, h = 224, w = 224;  // 9.6 MB: DMA'd in timed chunks, not the short path
+  auto src = make_source(ctx, SourceKind::kPacked, n, h, w, 7);
+  void* pinned = nullptr;
+  ASSERT_EQ(ferry_memory_alloc_host(&pinned, ctx, src->source.bytes), FERRY_OK);
+  std::memcpy(pinned, src->source.data, src->source.bytes);
+  ferry_source ps = src->source;
+  ps.data = pinned;
+  auto tr = make_transform(TransformKind::kDefault, n, h, w);
+  ferry_submit_options opts;
+  ferry_submit_options_init(&opts, sizeof opts);
+  opts.handoff_stream = s;
+  opts.has_handoff_stream = 1;
+  const unsigned long long kBusyNs = 800ull * 1000 * 1000;  // far longer than the copy (about 0.2 ms)
+
+  // The caller's destination.
+  std::size_t bytes = 0;
+  ferry_output dest = padded_output(ps, tr->t, &bytes);
+  void* device = nullptr;
+  ASSERT_EQ(cudaMalloc(&device, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMemset(device, kPoison, bytes), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  dest.data = device;
+  busy_for<<<1, 1, 0, s>>>(kBusyNs);
+  ASSERT_EQ(cudaEventRecord(kernel_end, s), cudaSuccess);
+  ferry_batch_t b = nullptr;
+  ASSERT_EQ(ferry_batch_submit(&b, ctx, &ps, &tr->t, &dest, &opts), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_batch_wait_source(b), FERRY_OK) << ferry_last_error();
+  EXPECT_EQ(cudaEventQuery(kernel_end), cudaErrorNotReady) << "the copies waited for the hand-off stream's kernel";
+  // Asked in this order, a complete batch with the kernel still running is caught whatever the timing.
+  const ferry_status early = ferry_batch_query(b);
+  EXPECT_TRUE(early == FERRY_ERR_NOT_READY || cudaEventQuery(kernel_end) == cudaSuccess)
+      << "the conversion into the caller's destination did not wait for the hand-off stream's kernel";
+  ASSERT_EQ(ferry_batch_wait(b), FERRY_OK) << ferry_last_error();
+  EXPECT_EQ(cudaEventQuery(kernel_end), cudaSuccess);
+  std::vector<unsigned char> got(bytes);
+  ASSERT_EQ(cudaMemcpy(got.data(), device, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  const auto expected_caller = expected_output(ps, tr->t, dest, bytes);
+  EXPECT_EQ(first_difference(got.data(), expected_caller.data(), bytes), -1);
+  EXPECT_EQ(ferry_batch_release(b), FERRY_OK);
+
+  // Ferry's own output: the whole batch completes while the kernel runs.
+  ferry_tensor_info shape;
+  ferry_tensor_info_init(&shape, sizeof shape);
+  ASSERT_EQ(ferry_transform_describe_output(&shape, &ps, &tr->t), FERRY_OK);
+  DeviceReader reader;
+  reader.reserve(shape.bytes);
+  busy_for<<<1, 1, 0, s>>>(kBusyNs);
+  ASSERT_EQ(cudaEventRecord(kernel_end, s), cudaSuccess);
+  ASSERT_EQ(ferry_batch_submit(&b, ctx, &ps, &tr->t, nullptr, &opts), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_batch_wait(b), FERRY_OK) << ferry_last_error();
+  EXPECT_EQ(cudaEventQuery(kernel_end), cudaErrorNotReady)
+      << "a conversion into ferry's own output waited for the hand-off stream's kernel";
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  ASSERT_EQ(ferry_batch_describe_output(&info, b), FERRY_OK);
+  const auto got_own = reader.read(s, info.data, info.bytes);  // after the kernel, on the hand-off stream
+  ferry_output packed;
+  ferry_output_init(&packed, sizeof packed);
+  const auto expected_own = expected_output(ps, tr->t, packed, info.bytes);
+  EXPECT_EQ(first_difference(got_own.data(), expected_own.data(), info.bytes), -1);
+  EXPECT_EQ(ferry_batch_release(b), FERRY_OK);
+
+  ferry_memory_free_host(ctx, pinned);
+  cudaFree(device);
+  cudaEventDestroy(kernel_end);
+  EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
+  cudaStreamDestroy(s);
+}
+
 }  // namespace
