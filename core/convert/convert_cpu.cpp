@@ -83,6 +83,7 @@ struct RowJob {
   std::int64_t first;
   std::uint8_t* output;
   CpuKernels kernels;
+  ConvertRunFn write_run;  // converts straight into the output: streaming stores for a large one
 };
 
 // Where one output row reads, and what it writes.
@@ -151,7 +152,7 @@ void convert_interleaved(const RowJob& job, const RowGeometry& r) {
       }
       in = tmp;
     }
-    job.kernels.convert_run(in, out + x0 * oct, alpha, beta, count * oct);
+    job.write_run(in, out + x0 * oct, alpha, beta, count * oct);
   }
 }
 
@@ -200,7 +201,7 @@ void convert_planar(const RowJob& job, const RowGeometry& r) {
     for (int k = 0; k < p.out_channels; ++k) {
       T* d = reinterpret_cast<T*>(r.out_row + k * p.out_strides.c);
       if (stride_w == 1) {
-        job.kernels.convert_run(runs[k], d + x0, alpha[k], beta[k], count);
+        job.write_run(runs[k], d + x0, alpha[k], beta[k], count);
       } else {
         job.kernels.convert_run(runs[k], tmp_out, alpha[k], beta[k], count);
         scatter_any(d + x0 * stride_w, stride_w, tmp_out, count);
@@ -266,7 +267,16 @@ void convert_rows(const RowJob& job, std::int64_t begin, std::int64_t end) {
 void convert_on_cpu(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
                     void* output_base, ThreadPool& pool, CpuConvertIsa isa) {
   if (count <= 0) return;
-  const RowJob job{&plan, &source, first, static_cast<std::uint8_t*>(output_base), cpu_kernels(plan.dtype, isa)};
+  const CpuKernels kernels = cpu_kernels(plan.dtype, isa);
+  const std::int64_t row_bytes = std::max<std::int64_t>(
+      1, plan.out_w * plan.out_channels_total * plan.element_size);
+  // An output larger than the caches will be read from memory anyway: written
+  // with streaming stores it costs its bytes once instead of twice (no
+  // read-for-ownership), which is what bounds a many-threaded conversion.
+  constexpr std::int64_t kStreamingBytes = std::int64_t{4} << 20;
+  const bool streaming = count * plan.out_h * row_bytes >= kStreamingBytes;
+  const RowJob job{&plan, &source, first, static_cast<std::uint8_t*>(output_base), kernels,
+                   streaming ? kernels.convert_run_streaming : kernels.convert_run};
   void (*rows)(const RowJob&, std::int64_t, std::int64_t) = nullptr;
   switch (plan.element_size) {
     case 4: rows = convert_rows<Element<4>::T>; break;
@@ -275,10 +285,14 @@ void convert_on_cpu(const ConvertPlan& plan, const SourceView& source, std::int6
   }
   // Rows of about 16 KiB of output per chunk at least: small images would
   // otherwise drown in scheduling.
-  const std::int64_t row_bytes = std::max<std::int64_t>(
-      1, plan.out_w * plan.out_channels_total * plan.element_size);
   const std::int64_t grain = std::max<std::int64_t>(1, (16 << 10) / row_bytes);
-  pool.parallel_for(0, count * plan.out_h, [&](std::int64_t b, std::int64_t e) { rows(job, b, e); }, grain);
+  pool.parallel_for(
+      0, count * plan.out_h,
+      [&](std::int64_t b, std::int64_t e) {
+        rows(job, b, e);
+        if (streaming) store_fence();  // this thread's streaming stores land before the pool reports done
+      },
+      grain);
 }
 
 }  // namespace ferry::core

@@ -78,45 +78,80 @@ FERRY_TARGET_AVX2 inline __m256 load8_u8_as_float(const std::uint8_t* p) {
   return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
 }
 
-template <DType D> FERRY_TARGET_AVX2 inline void store8(typename Out<D>::T* out, __m256 v);
-template <> FERRY_TARGET_AVX2 inline void store8<DType::Float32>(float* out, __m256 v) {
-  _mm256_storeu_ps(out, v);
-}
-template <> FERRY_TARGET_AVX2 inline void store8<DType::Float16>(std::uint16_t* out, __m256 v) {
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+// Eight results as eight 16-bit elements (float16, bfloat16).
+template <DType D> FERRY_TARGET_AVX2 inline __m128i pack8(__m256 v);
+template <> FERRY_TARGET_AVX2 inline __m128i pack8<DType::Float16>(__m256 v) {
+  return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
 }
 // (x + 0x7fff + ((x >> 16) & 1)) >> 16, as float_to_bf16_bits_no_nan; the
 // results fit 16 bits, so the saturating pack keeps them as they are.
-template <> FERRY_TARGET_AVX2 inline void store8<DType::BFloat16>(std::uint16_t* out, __m256 v) {
+template <> FERRY_TARGET_AVX2 inline __m128i pack8<DType::BFloat16>(__m256 v) {
   const __m256i x = _mm256_castps_si256(v);
   const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
   const __m256i r = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), odd), 16);
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
-                   _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
+  return _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
 }
 
-template <DType D>
+// Plain stores, or streaming (non-temporal) ones to `out` aligned to their width.
+template <DType D, bool STREAM>
+FERRY_TARGET_AVX2 inline void store8(typename Out<D>::T* out, __m256 v) {
+  if constexpr (D == DType::Float32) {
+    if constexpr (STREAM) {
+      _mm256_stream_ps(out, v);
+    } else {
+      _mm256_storeu_ps(out, v);
+    }
+  } else {
+    auto* p = reinterpret_cast<__m128i*>(out);
+    if constexpr (STREAM) {
+      _mm_stream_si128(p, pack8<D>(v));
+    } else {
+      _mm_storeu_si128(p, pack8<D>(v));
+    }
+  }
+}
+
+template <DType D, bool STREAM>
 FERRY_TARGET_AVX2 inline void convert8(const std::uint8_t* in, typename Out<D>::T* out, __m256 a, __m256 b) {
-  store8<D>(out, _mm256_add_ps(_mm256_mul_ps(load8_u8_as_float(in), a), b));
+  store8<D, STREAM>(out, _mm256_add_ps(_mm256_mul_ps(load8_u8_as_float(in), a), b));
 }
 
-template <DType D>
-FERRY_TARGET_AVX2 void convert_run_avx2(const std::uint8_t* in, void* out_v, const float* alpha, const float* beta,
-                                        int count) {
+template <DType D, bool STREAM>
+FERRY_TARGET_AVX2 void convert_run_avx2_with(const std::uint8_t* in, void* out_v, const float* alpha,
+                                             const float* beta, int count) {
   auto* out = static_cast<typename Out<D>::T*>(out_v);
   const __m256 a0 = _mm256_loadu_ps(alpha), a1 = _mm256_loadu_ps(alpha + 8), a2 = _mm256_loadu_ps(alpha + 16);
   const __m256 b0 = _mm256_loadu_ps(beta), b1 = _mm256_loadu_ps(beta + 8), b2 = _mm256_loadu_ps(beta + 16);
   int j = 0;
   for (; j + coeff_period <= count; j += coeff_period) {
-    convert8<D>(in + j, out + j, a0, b0);
-    convert8<D>(in + j + 8, out + j + 8, a1, b1);
-    convert8<D>(in + j + 16, out + j + 16, a2, b2);
+    convert8<D, STREAM>(in + j, out + j, a0, b0);
+    convert8<D, STREAM>(in + j + 8, out + j + 8, a1, b1);
+    convert8<D, STREAM>(in + j + 16, out + j + 16, a2, b2);
   }
   // The rest (< 24) starts at table index 0 again.
   int t = 0;
-  if (j + 8 <= count) convert8<D>(in + j, out + j, a0, b0), j += 8, t = 8;
-  if (j + 8 <= count) convert8<D>(in + j, out + j, a1, b1), j += 8, t = 16;
+  if (j + 8 <= count) convert8<D, STREAM>(in + j, out + j, a0, b0), j += 8, t = 8;
+  if (j + 8 <= count) convert8<D, STREAM>(in + j, out + j, a1, b1), j += 8, t = 16;
   convert_scalar<D>(in + j, out + j, alpha + t, beta + t, count - j);
+}
+
+template <DType D>
+FERRY_TARGET_AVX2 void convert_run_avx2(const std::uint8_t* in, void* out, const float* alpha, const float* beta,
+                                        int count) {
+  convert_run_avx2_with<D, false>(in, out, alpha, beta, count);
+}
+
+// Eight elements take 32 bytes (float) or 16 (half): a run that starts on
+// that boundary keeps every vector store on it. Others store as usual.
+template <DType D>
+FERRY_TARGET_AVX2 void convert_run_avx2_streaming(const std::uint8_t* in, void* out, const float* alpha,
+                                                  const float* beta, int count) {
+  constexpr std::uintptr_t width = 8 * sizeof(typename Out<D>::T);
+  if (reinterpret_cast<std::uintptr_t>(out) % width == 0) {
+    convert_run_avx2_with<D, true>(in, out, alpha, beta, count);
+  } else {
+    convert_run_avx2_with<D, false>(in, out, alpha, beta, count);
+  }
 }
 
 // pshufb masks: output channel k takes byte i of its 16 from source vector s
@@ -161,6 +196,12 @@ bool portable_forced_by_environment() {
 
 }  // namespace
 
+void store_fence() {
+#if defined(FERRY_CPU_X86_KERNELS)
+  _mm_sfence();
+#endif
+}
+
 bool cpu_has_vector_kernels() {
 #if defined(FERRY_CPU_X86_KERNELS)
   return cpu_has_avx2_f16c();
@@ -181,14 +222,24 @@ CpuKernels cpu_kernels(DType dtype, CpuConvertIsa isa) {
     case DType::BFloat16: k.convert_run = convert_run_portable<DType::BFloat16>; break;
     case DType::UInt8: k.convert_run = copy_run; break;
   }
+  k.convert_run_streaming = k.convert_run;
 #if defined(FERRY_CPU_X86_KERNELS)
   if (k.vector_isa) {
     k.deinterleave3 = deinterleave_avx2<3>;
     k.deinterleave4 = deinterleave_avx2<4>;
     switch (dtype) {
-      case DType::Float32: k.convert_run = convert_run_avx2<DType::Float32>; break;
-      case DType::Float16: k.convert_run = convert_run_avx2<DType::Float16>; break;
-      case DType::BFloat16: k.convert_run = convert_run_avx2<DType::BFloat16>; break;
+      case DType::Float32:
+        k.convert_run = convert_run_avx2<DType::Float32>;
+        k.convert_run_streaming = convert_run_avx2_streaming<DType::Float32>;
+        break;
+      case DType::Float16:
+        k.convert_run = convert_run_avx2<DType::Float16>;
+        k.convert_run_streaming = convert_run_avx2_streaming<DType::Float16>;
+        break;
+      case DType::BFloat16:
+        k.convert_run = convert_run_avx2<DType::BFloat16>;
+        k.convert_run_streaming = convert_run_avx2_streaming<DType::BFloat16>;
+        break;
       case DType::UInt8: break;
     }
   }

@@ -83,19 +83,30 @@ TEST(ConvertCpuKernels, RunsMatchTheScalarDefinitionBitForBit) {
           std::vector<std::uint8_t> in(static_cast<std::size_t>(count));
           for (int j = 0; j < count; ++j) in[static_cast<std::size_t>(j)] = static_cast<std::uint8_t>(j * 97 + count);
           const std::vector<std::uint8_t> want = expected(dtype, in, alpha, beta);
-          std::vector<std::uint8_t> got(want.size() + 8, 0xAB);
-          k.convert_run(in.data(), got.data(), alpha, beta, count);
-          for (std::size_t b = want.size(); b < got.size(); ++b)
-            ASSERT_EQ(got[b], 0xAB) << "wrote past the run: count " << count;
-          got.resize(want.size());
-          ASSERT_EQ(got, want) << "isa " << static_cast<int>(isa) << " dtype " << static_cast<int>(dtype) << " scale " << scale
-                               << " count " << count;
-          ++runs;
+          // Both stores (plain, streaming), into an output on the vector width's
+          // boundary and one element off it (streaming stores then fall back).
+          const std::size_t element = count > 0 ? want.size() / static_cast<std::size_t>(count) : 1;
+          for (ferry::core::ConvertRunFn run : {k.convert_run, k.convert_run_streaming}) {
+            for (std::size_t offset : {std::size_t{0}, element}) {
+              alignas(64) static std::uint8_t buffer[64 + 769 * 4 + 8];
+              std::memset(buffer, 0xAB, sizeof buffer);
+              run(in.data(), buffer + offset, alpha, beta, count);
+              ferry::core::store_fence();
+              for (std::size_t b = 0; b < offset; ++b) ASSERT_EQ(buffer[b], 0xAB) << "wrote before the run";
+              for (std::size_t b = offset + want.size(); b < offset + want.size() + 8; ++b)
+                ASSERT_EQ(buffer[b], 0xAB) << "wrote past the run: count " << count;
+              const std::vector<std::uint8_t> got(buffer + offset, buffer + offset + want.size());
+              ASSERT_EQ(got, want) << "isa " << static_cast<int>(isa) << " dtype " << static_cast<int>(dtype)
+                                   << " scale " << scale << " count " << count << " offset " << offset
+                                   << (run == k.convert_run ? " plain" : " streaming");
+              ++runs;
+            }
+          }
         }
       }
     }
   }
-  EXPECT_GE(runs, 4 * 6 * 13);
+  EXPECT_GE(runs, 4 * 6 * 13 * 4);
 }
 
 TEST(ConvertCpuKernels, DeinterleaveSplitsPixelsIntoPlanes) {
