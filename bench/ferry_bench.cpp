@@ -308,7 +308,7 @@ struct Bench {
     r.target = fb::latency_target(base_us, gpu);
     char note[240];
     std::snprintf(note, sizeof note, "submit->wait %.1f us; %s %.1f us; %+.1f us (target <= +%.0f us)", ferry_us,
-                  base->latency_base_description().c_str(), base_us, ferry_us - base_us, fb::kLatencyBudgetUs);
+                  base->latency_base_description().c_str(), base_us, ferry_us - base_us, fb::latency_budget_us(gpu));
     r.note = note;
     fb::judge(r);
     rows.push_back(r);

@@ -1,0 +1,254 @@
+// ferry_bench_frame: an engine's loop, one frame at a time on the engine's own
+// stream (issue 12's frame rows). A 1920x1080 BGRA frame in ferry's pinned
+// memory (a render target read back, say) becomes RGB float16 NCHW, flipped
+// vertically (GL's rows run bottom-up), normalized, in the engine's own device
+// buffer, handed off to the engine's stream. Beside it, in the same run: a
+// pinned cudaMemcpyAsync of the frame's bytes on that stream (the bus's own
+// latency and rate), and one 224x224x3 image submitted and waited for.
+//
+//   ferry_bench_frame [--frames 300] [--width 1920] [--height 1080]
+//
+// Rows: latency (p50 of submit -> the engine's stream synchronized, host
+// clock, after a warm-up) and back-to-back rate (frames submitted one after
+// another, each released at once; CUDA events on the engine's stream), each
+// against its target. Without a CUDA device it says so and exits 0.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ferry/ferry.h"
+
+#if FERRY_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace {
+
+struct Options {
+  int frames = 300, width = 1920, height = 1080;
+};
+
+[[noreturn]] void usage(int code) {
+  std::fprintf(stderr, "usage: ferry_bench_frame [--frames N] [--width W] [--height H]\n");
+  std::exit(code);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> int {
+      if (i + 1 >= argc) usage(2);
+      return std::atoi(argv[++i]);
+    };
+    if (a == "--frames") o.frames = next();
+    else if (a == "--width") o.width = next();
+    else if (a == "--height") o.height = next();
+    else if (a == "-h" || a == "--help") usage(0);
+    else usage(2);
+  }
+  if (o.frames < 10 || o.width < 1 || o.height < 1) usage(2);
+  return o;
+}
+
+void check(ferry_status s, const char* what) {
+  if (s != FERRY_OK) {
+    std::fprintf(stderr, "%s failed: %s\n", what, ferry_last_error());
+    std::exit(1);
+  }
+}
+
+double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
+}
+
+double us_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+#if FERRY_HAVE_CUDA
+namespace {
+
+void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s failed: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+// Times `frames` calls of `one` back to back on `stream` with events; returns frames per second.
+template <typename Fn>
+double rate(cudaStream_t stream, int frames, Fn&& one) {
+  cudaEvent_t start, stop;
+  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+  for (int i = 0; i < 10; ++i) one();  // warm-up
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  check_cuda(cudaEventRecord(start, stream), "cudaEventRecord");
+  for (int i = 0; i < frames; ++i) one();
+  check_cuda(cudaEventRecord(stop, stream), "cudaEventRecord");
+  check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
+  float ms = 0;
+  check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return frames / (ms / 1e3);
+}
+
+// p50 and p99 latency of `one` followed by a synchronize of `stream`, host clock, after a warm-up.
+template <typename Fn>
+std::pair<double, double> latency(cudaStream_t stream, int frames, Fn&& one) {
+  std::vector<double> us;
+  for (int i = 0; i < frames + 20; ++i) {
+    const auto t = std::chrono::steady_clock::now();
+    one();
+    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    if (i >= 20) us.push_back(us_since(t));
+  }
+  return {percentile(us, 0.5), percentile(us, 0.99)};
+}
+
+struct Row {
+  std::string name;
+  double value, base, target;
+  bool higher_is_better;
+  std::string unit, note;
+};
+
+void print(const std::vector<Row>& rows) {
+  std::printf("\n%-44s %12s %12s %10s %8s  %s\n", "row", "ferry", "baseline", "target", "met", "note");
+  for (const Row& r : rows) {
+    const bool met = r.higher_is_better ? r.value >= r.target : r.value <= r.target;
+    std::printf("%-44s %12.2f %12.2f %10.2f %8s  %s\n", r.name.c_str(), r.value, r.base, r.target,
+                met ? "yes" : "NO", r.note.c_str());
+  }
+}
+
+int run(const Options& o) {
+  ferry_context_options co;
+  ferry_context_options_init(&co, sizeof co);
+  co.device_kind = FERRY_DEVICE_CUDA;
+  ferry_context_t ctx = nullptr;
+  check(ferry_context_create(&ctx, &co), "ferry_context_create");
+  cudaStream_t engine = nullptr;
+  check_cuda(cudaStreamCreateWithFlags(&engine, cudaStreamNonBlocking), "cudaStreamCreate");
+
+  // The frame: BGRA, pinned by ferry, random content.
+  const std::size_t frame_bytes = static_cast<std::size_t>(o.width) * o.height * 4;
+  void* frame = nullptr;
+  check(ferry_memory_alloc_host(&frame, ctx, frame_bytes), "ferry_memory_alloc_host");
+  auto* bytes = static_cast<std::uint8_t*>(frame);
+  std::uint32_t x = 12345;
+  for (std::size_t i = 0; i < frame_bytes; ++i) bytes[i] = static_cast<std::uint8_t>((x = x * 1664525u + 1013904223u) >> 24);
+  ferry_source src;
+  ferry_source_init(&src, sizeof src);
+  src.data = frame;
+  src.bytes = frame_bytes;
+  src.n = 1, src.h = o.height, src.w = o.width, src.c = 4;
+  ferry_transform t;
+  ferry_transform_init(&t, sizeof t);
+  t.out_dtype = FERRY_DTYPE_FLOAT16;
+  t.out_layout = FERRY_LAYOUT_NCHW;
+  t.out_channels = 3;
+  t.channel_map[0] = 2, t.channel_map[1] = 1, t.channel_map[2] = 0;
+  t.mirror = FERRY_MIRROR_Y;
+  t.scale = 1.0f / 255.0f;
+  const float mean[3] = {0.485f, 0.456f, 0.406f}, stdev[3] = {0.229f, 0.224f, 0.225f};
+  for (int k = 0; k < 3; ++k) t.mean[k] = mean[k], t.std[k] = stdev[k];
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  check(ferry_transform_describe_output(&info, &src, &t), "ferry_transform_describe_output");
+
+  // The engine's buffers: its input tensor, and a plain copy's destination.
+  void* input_tensor = nullptr;
+  void* copy_dst = nullptr;
+  check_cuda(cudaMalloc(&input_tensor, info.bytes), "cudaMalloc");
+  check_cuda(cudaMalloc(&copy_dst, frame_bytes), "cudaMalloc");
+  ferry_output out;
+  ferry_output_init(&out, sizeof out);
+  out.data = input_tensor;
+  out.bytes = info.bytes;
+  ferry_submit_options so;
+  ferry_submit_options_init(&so, sizeof so);
+  so.handoff_stream = engine;
+  so.has_handoff_stream = 1;
+
+  auto memcpy_frame = [&] {
+    check_cuda(cudaMemcpyAsync(copy_dst, frame, frame_bytes, cudaMemcpyHostToDevice, engine), "cudaMemcpyAsync");
+  };
+  auto ferry_frame = [&] {
+    ferry_batch_t b = nullptr;
+    check(ferry_batch_submit(&b, ctx, &src, &t, &out, &so), "ferry_batch_submit");
+    check(ferry_batch_release(b), "ferry_batch_release");  // stream-ordered: the engine's stream holds the result
+  };
+
+  std::vector<Row> rows;
+  const auto [copy_p50, copy_p99] = latency(engine, o.frames, memcpy_frame);
+  const auto [ferry_p50, ferry_p99] = latency(engine, o.frames, ferry_frame);
+  char note[200];
+  std::snprintf(note, sizeof note, "us, p50; p99 ferry %.1f, memcpy %.1f; %+.1f us over the memcpy (target <= +15)",
+                ferry_p99, copy_p99, ferry_p50 - copy_p50);
+  rows.push_back({"frame latency (BGRA->RGB f16 NCHW, mirror Y)", ferry_p50, copy_p50, copy_p50 + 15, false, "us",
+                  note});
+  const double copy_rate = rate(engine, o.frames, memcpy_frame);
+  const double ferry_rate = rate(engine, o.frames, ferry_frame);
+  std::snprintf(note, sizeof note, "frames/s back to back: ferry %.0f, memcpy %.0f (target >= 0.95 of it)", ferry_rate,
+                copy_rate);
+  rows.push_back({"frame rate / memcpy rate", ferry_rate / copy_rate, 1.0, 0.95, true, "", note});
+
+  // One 224x224x3 image, pinned, to normalized f32 NCHW in ferry's output: submit -> wait.
+  ferry_source one = src;
+  one.h = 224, one.w = 224, one.c = 3, one.bytes = 224 * 224 * 3;
+  ferry_transform plain;
+  ferry_transform_init(&plain, sizeof plain);
+  auto copy_image = [&] {
+    check_cuda(cudaMemcpyAsync(copy_dst, frame, one.bytes, cudaMemcpyHostToDevice, engine), "cudaMemcpyAsync");
+  };
+  auto ferry_image = [&] {
+    ferry_batch_t b = nullptr;
+    check(ferry_batch_submit(&b, ctx, &one, &plain, nullptr, nullptr), "ferry_batch_submit");
+    check(ferry_batch_wait(b), "ferry_batch_wait");
+    check(ferry_batch_release(b), "ferry_batch_release");
+  };
+  const auto [image_copy_p50, image_copy_p99] = latency(engine, o.frames, copy_image);
+  const auto [image_p50, image_p99] = latency(engine, o.frames, ferry_image);
+  std::snprintf(note, sizeof note, "us, p50; p99 ferry %.1f, memcpy %.1f; %+.1f us over the memcpy (target <= +12)",
+                image_p99, image_copy_p99, image_p50 - image_copy_p50);
+  rows.push_back({"one image latency (224x224x3 -> f32 NCHW)", image_p50, image_copy_p50, image_copy_p50 + 12, false,
+                  "us", note});
+
+  cudaDeviceProp prop{};
+  int device = 0;
+  cudaGetDevice(&device);
+  cudaGetDeviceProperties(&prop, device);
+  std::printf("ferry_bench_frame on %s: %dx%d BGRA frame (%.1f MB), %d frames per row; baseline: pinned "
+              "cudaMemcpyAsync of the same bytes on the engine's stream, same run\n",
+              prop.name, o.width, o.height, frame_bytes / 1e6, o.frames);
+  print(rows);
+  ferry_memory_free_host(ctx, frame);
+  cudaFree(input_tensor);
+  cudaFree(copy_dst);
+  cudaStreamDestroy(engine);
+  check(ferry_context_destroy(ctx), "ferry_context_destroy");
+  return 0;
+}
+
+}  // namespace
+#endif
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+#if FERRY_HAVE_CUDA
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) return run(o);
+#endif
+  std::printf("ferry_bench_frame: SKIPPED (no CUDA device or driver): the engine loop needs a GPU\n");
+  return 0;
+}
