@@ -525,8 +525,14 @@ void fuzz_context_options(Input& in) {
     std::memset(p, 1, 4096);
     FERRY_FUZZ_CHECK(ferry_memory_free_host(ctx, p) == FERRY_OK, "host_free: %s", ferry_last_error());
   }
+  // AUTO or CUDA picks the GPU where there is one (the replay on a GPU machine):
+  // its device memory is not the host's to write.
+  ferry_device_kind kind = FERRY_DEVICE_CPU;
+  int index = 0;
+  FERRY_FUZZ_CHECK(ferry_context_get_device(&kind, &index, ctx) == FERRY_OK, "ferry_context_get_device: %s",
+                   ferry_last_error());
   if (ferry_memory_alloc_device(&p, ctx, 4096, nullptr) == FERRY_OK) {
-    std::memset(p, 1, 4096);
+    if (kind == FERRY_DEVICE_CPU) std::memset(p, 1, 4096);
     FERRY_FUZZ_CHECK(ferry_memory_free_device(ctx, p, nullptr) == FERRY_OK, "device_free: %s", ferry_last_error());
   }
   FERRY_FUZZ_CHECK(ferry_context_destroy(ctx) == FERRY_OK, "ferry_context_destroy: %s", ferry_last_error());

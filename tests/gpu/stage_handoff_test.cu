@@ -202,9 +202,19 @@ TEST(StageHandoff, CopiesRunWhileTheHandoffStreamIsBusy) {
   ASSERT_EQ(cudaMemset(device, kPoison, bytes), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   dest.data = device;
+  // Warm up: CUDA loads a kernel lazily at its first launch, and loading may
+  // synchronize the whole device, which would wait for the busy kernel below.
+  ferry_batch_t b = nullptr;
+  ASSERT_EQ(ferry_batch_submit(&b, ctx, &ps, &tr->t, &dest, nullptr), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_batch_wait(b), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_batch_release(b), FERRY_OK);
+  busy_for<<<1, 1, 0, s>>>(1000);
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  ASSERT_EQ(cudaMemset(device, kPoison, bytes), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
   busy_for<<<1, 1, 0, s>>>(kBusyNs);
   ASSERT_EQ(cudaEventRecord(kernel_end, s), cudaSuccess);
-  ferry_batch_t b = nullptr;
   ASSERT_EQ(ferry_batch_submit(&b, ctx, &ps, &tr->t, &dest, &opts), FERRY_OK) << ferry_last_error();
   ASSERT_EQ(ferry_batch_wait_source(b), FERRY_OK) << ferry_last_error();
   EXPECT_EQ(cudaEventQuery(kernel_end), cudaErrorNotReady) << "the copies waited for the hand-off stream's kernel";
