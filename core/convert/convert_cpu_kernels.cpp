@@ -141,17 +141,29 @@ FERRY_TARGET_AVX2 void convert_run_avx2(const std::uint8_t* in, void* out, const
   convert_run_avx2_with<D, false>(in, out, alpha, beta, count);
 }
 
-// Eight elements take 32 bytes (float) or 16 (half): a run that starts on
-// that boundary keeps every vector store on it. Others store as usual.
+// Eight elements take 32 bytes (float) or 16 (half): streaming stores need
+// that alignment. A run that starts off it (a malloc'd buffer is often 16
+// bytes off a 32-byte boundary) converts its first few elements as usual and
+// streams the rest, with the coefficient tables rotated to match.
 template <DType D>
-FERRY_TARGET_AVX2 void convert_run_avx2_streaming(const std::uint8_t* in, void* out, const float* alpha,
+FERRY_TARGET_AVX2 void convert_run_avx2_streaming(const std::uint8_t* in, void* out_v, const float* alpha,
                                                   const float* beta, int count) {
-  constexpr std::uintptr_t width = 8 * sizeof(typename Out<D>::T);
-  if (reinterpret_cast<std::uintptr_t>(out) % width == 0) {
-    convert_run_avx2_with<D, true>(in, out, alpha, beta, count);
-  } else {
+  using T = typename Out<D>::T;
+  constexpr std::uintptr_t width = 8 * sizeof(T);
+  auto* out = static_cast<T*>(out_v);
+  const std::uintptr_t misaligned = reinterpret_cast<std::uintptr_t>(out) % width;
+  if (misaligned % sizeof(T) != 0 || count < 64) {  // not on an element boundary, or too short to matter
     convert_run_avx2_with<D, false>(in, out, alpha, beta, count);
+    return;
   }
+  const int peel = static_cast<int>(((width - misaligned) % width) / sizeof(T));
+  convert_scalar<D>(in, out, alpha, beta, peel);
+  float alpha_rotated[coeff_period], beta_rotated[coeff_period];
+  for (int j = 0; j < coeff_period; ++j) {
+    alpha_rotated[j] = alpha[(j + peel) % coeff_period];
+    beta_rotated[j] = beta[(j + peel) % coeff_period];
+  }
+  convert_run_avx2_with<D, true>(in + peel, out + peel, alpha_rotated, beta_rotated, count - peel);
 }
 
 // pshufb masks: output channel k takes byte i of its 16 from source vector s

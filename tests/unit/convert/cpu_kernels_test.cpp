@@ -84,10 +84,11 @@ TEST(ConvertCpuKernels, RunsMatchTheScalarDefinitionBitForBit) {
           for (int j = 0; j < count; ++j) in[static_cast<std::size_t>(j)] = static_cast<std::uint8_t>(j * 97 + count);
           const std::vector<std::uint8_t> want = expected(dtype, in, alpha, beta);
           // Both stores (plain, streaming), into an output on the vector width's
-          // boundary and one element off it (streaming stores then fall back).
+          // boundary and 1, 4 and 7 elements off it (streaming stores then begin
+          // with a few plain ones, with the coefficient tables rotated).
           const std::size_t element = count > 0 ? want.size() / static_cast<std::size_t>(count) : 1;
           for (ferry::core::ConvertRunFn run : {k.convert_run, k.convert_run_streaming}) {
-            for (std::size_t offset : {std::size_t{0}, element}) {
+            for (std::size_t offset : {std::size_t{0}, element, 4 * element, 7 * element}) {
               alignas(64) static std::uint8_t buffer[64 + 769 * 4 + 8];
               std::memset(buffer, 0xAB, sizeof buffer);
               run(in.data(), buffer + offset, alpha, beta, count);
@@ -106,7 +107,7 @@ TEST(ConvertCpuKernels, RunsMatchTheScalarDefinitionBitForBit) {
       }
     }
   }
-  EXPECT_GE(runs, 4 * 6 * 13 * 4);
+  EXPECT_GE(runs, 4 * 6 * 13 * 8);
 }
 
 TEST(ConvertCpuKernels, DeinterleaveSplitsPixelsIntoPlanes) {
