@@ -43,6 +43,8 @@ FERRY_API ferry_status ferry_stats_get(ferry_stats* out, ferry_context_t ctx) {
   context->memory().fill_stats(stats);
   fill_pipeline(stats, context->pipeline_counters());
   stats.batches_unreleased = context->stager().unreleased_batches();
+  stats.numa_node = context->stager().placement().node;
+  stats.numa_cpus = static_cast<int>(context->stager().placement().cpus.size());
   api::write_struct(out, api::to_c(stats), "out");
   FERRY_API_END
 }

@@ -212,6 +212,8 @@ ferry_stats to_c(const core::Stats& d) {
   s.busy_ns = d.busy_ns;
   s.input_gbps = d.input_gbps;
   s.batches_unreleased = d.batches_unreleased;
+  s.numa_node = d.numa_node;
+  s.numa_cpus = d.numa_cpus;
   return s;
 }
 

@@ -3,6 +3,7 @@
 #include "core/context_options.h"
 #include "core/device/make_runtime.h"
 #include "core/device/device_query.h"
+#include "core/device/numa_placement.h"
 #include "core/error.h"
 
 namespace ferry::core {
@@ -40,7 +41,13 @@ DeviceKind resolve_device(const ContextOptions& options, int& index) {
 Context::Context(const ContextOptions& options) : options_(options) {
   validate_context_options(options_);
   kind_ = resolve_device(options_, device_index_);
-  runtime_ = make_runtime(kind_, device_index_, options_.pinned_method);
+  NumaPlacement placement;
+  if (kind_ == DeviceKind::Cuda) {
+    DeviceProperties properties;
+    cuda_device_properties(properties, device_index_);
+    placement = numa_placement_for(properties.numa_node);
+  }
+  runtime_ = make_runtime(kind_, device_index_, options_.pinned_method, placement.node);
   memory_ = std::make_unique<MemorySystem>(runtime_, options_);
   converter_ = std::make_unique<Converter>(*memory_, options_.cpu_threads);
   Stager::Parts stage;
@@ -51,6 +58,7 @@ Context::Context(const ContextOptions& options) : options_(options) {
   stage.converter = converter_.get();
   stage.counters = &pipeline_counters_;
   stage.convert_on_host = kind_ == DeviceKind::Cpu;
+  stage.placement = std::move(placement);
   stager_ = std::make_unique<Stager>(std::move(stage));
 }
 

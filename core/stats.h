@@ -21,6 +21,7 @@ struct Stats {
   std::uint64_t staging_ns = 0, h2d_ns = 0, convert_ns = 0, busy_ns = 0;
   double input_gbps = 0.0;
   std::uint64_t batches_unreleased = 0;
+  int numa_node = -1, numa_cpus = 0;
 };
 
 }  // namespace ferry::core

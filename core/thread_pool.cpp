@@ -19,11 +19,15 @@ struct ThreadPool::Job {
   std::exception_ptr error;
 };
 
-ThreadPool::ThreadPool(int threads) {
+ThreadPool::ThreadPool(int threads, std::function<void()> on_worker_start) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   size_ = threads;
   workers_.reserve(static_cast<std::size_t>(threads - 1));
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  for (int i = 1; i < threads; ++i)
+    workers_.emplace_back([this, on_worker_start] {
+      if (on_worker_start) on_worker_start();
+      worker_loop();
+    });
 }
 
 ThreadPool::~ThreadPool() {

@@ -22,7 +22,8 @@ class ThreadPool {
  public:
   // threads: how many threads run a parallel_for, the caller included (so
   // threads - 1 workers are started). 0 means the machine's hardware threads.
-  explicit ThreadPool(int threads = 0);
+  // on_worker_start, if set, runs first on each worker (to place it on CPUs).
+  explicit ThreadPool(int threads = 0, std::function<void()> on_worker_start = {});
   ~ThreadPool();  // joins the workers; no parallel_for may be running
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;

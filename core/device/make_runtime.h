@@ -11,9 +11,10 @@
 namespace ferry::core {
 
 // kind is CPU or CUDA (never AUTO); device is the CUDA device, already checked
-// to work; pinned: how the CUDA runtime makes pinned memory. A CUDA kind in a
-// build without CUDA throws Status::NoDevice.
+// to work; pinned: how the CUDA runtime makes pinned memory; host_node: the
+// NUMA node its pinned memory should come from (-1: wherever). A CUDA kind in
+// a build without CUDA throws Status::NoDevice.
 std::shared_ptr<DeviceRuntime> make_runtime(DeviceKind kind, int device,
-                                            PinnedMethod pinned = PinnedMethod::kRegister);
+                                            PinnedMethod pinned = PinnedMethod::kRegister, int host_node = -1);
 
 }  // namespace ferry::core

@@ -33,7 +33,8 @@ Stager::Stager(Parts parts)
       link_(std::make_shared<StagerLink>()),
       output_home_(std::make_shared<OutputHome>()),
       gate_(parts_.options.max_batches_in_flight, parts_.counters->busy_ns),
-      staging_pool_(parts_.convert_on_host ? 1 : default_staging_threads(parts_.options.staging_threads)) {
+      staging_pool_(parts_.convert_on_host ? 1 : default_staging_threads(parts_.options.staging_threads),
+                    [placement = parts_.placement] { bind_this_thread(placement); }) {
   link_->stager = this;
   output_home_->stager.store(this, std::memory_order_release);
   output_home_->orphans = memory_.orphans();
@@ -78,6 +79,7 @@ Stager::~Stager() {
 bool Stager::on_completion_thread() noexcept { return tl_on_completion_thread; }
 
 void Stager::staging_loop() {
+  bind_this_thread(parts_.placement);
   try {
     runtime_.enter_device();  // this thread works on the context's device from now on
   } catch (...) {
@@ -88,6 +90,7 @@ void Stager::staging_loop() {
 
 void Stager::completion_loop() {
   tl_on_completion_thread = true;
+  bind_this_thread(parts_.placement);
   try {
     runtime_.enter_device();
   } catch (...) {

@@ -41,6 +41,7 @@
 #include "core/stage/batch.h"
 #include "core/stage/batch_queue.h"
 #include "core/device/device_scope.h"
+#include "core/device/numa_placement.h"
 #include "core/stage/in_flight_gate.h"
 #include "core/stage/staging_ring.h"
 #include "core/stage/stream_inputs.h"
@@ -60,6 +61,8 @@ class Stager {
     // Convert straight from the caller's source (the CPU backend's way). Tests
     // set it false on the CPU to run the staged pipeline on the host runtime.
     bool convert_on_host = true;
+    // Where the staging and completion threads run (the GPU's NUMA node).
+    NumaPlacement placement;
   };
 
   explicit Stager(Parts parts);
@@ -102,6 +105,7 @@ class Stager {
   // Whether the calling thread is a stager's completion thread (runs callbacks).
   static bool on_completion_thread() noexcept;
   int staging_threads() const noexcept { return staging_pool_.size(); }
+  const NumaPlacement& placement() const noexcept { return parts_.placement; }
 
  private:
   void classify(Batch& batch, SourcePolicy policy);

@@ -37,6 +37,14 @@ typedef struct ferry_stats {
   double input_gbps;   /* input_bytes / busy time */
   /* --- 0.2 --- */
   uint64_t batches_unreleased; /* submitted, not yet released (bounded by max_unreleased_batches) */
+  /* Where the host side runs on a machine of several NUMA nodes: the node the
+   * GPU hangs off, which the staging and completion threads are bound to and
+   * the pinned pool's memory comes from; -1 where nothing was placed (one
+   * node, the CPU backend, or a node sysfs does not tell). numa_cpus: how many
+   * CPUs those threads are bound to (0: unbound, e.g. a cpuset without any of
+   * the node's CPUs). */
+  int numa_node;
+  int numa_cpus;
 } ferry_stats;
 
 FERRY_API ferry_status ferry_stats_init(ferry_stats* out, size_t struct_size);

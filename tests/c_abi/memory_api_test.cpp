@@ -163,6 +163,8 @@ TEST_F(MemoryApiTest, StatsFromAnOlderSmallerStructAndReset) {
   const ferry_stats after = stats();
   EXPECT_EQ(after.pinned_misses, 0u);
   EXPECT_EQ(after.pinned_in_use_bytes, 512u);  // gauges stay
+  EXPECT_EQ(after.numa_node, -1) << "the CPU backend places nothing";
+  EXPECT_EQ(after.numa_cpus, 0);
   EXPECT_EQ(ferry_memory_free_host(ctx, p), FERRY_OK);
 }
 

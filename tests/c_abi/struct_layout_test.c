@@ -59,7 +59,7 @@ FIELD(ferry_context_options, max_unreleased_batches, 104, 8);
 FIELD(ferry_context_options, pinned_method, 112, 4);
 
 /* stats.h */
-STRUCT(ferry_stats, 256, 8);
+STRUCT(ferry_stats, 264, 8);
 FIELD(ferry_stats, struct_size, 0, 8);
 FIELD(ferry_stats, pinned_in_use_bytes, 8, 8);
 FIELD(ferry_stats, pinned_cached_bytes, 16, 8);
@@ -92,6 +92,8 @@ FIELD(ferry_stats, convert_ns, 224, 8);
 FIELD(ferry_stats, busy_ns, 232, 8);
 FIELD(ferry_stats, input_gbps, 240, 8);
 FIELD(ferry_stats, batches_unreleased, 248, 8);
+FIELD(ferry_stats, numa_node, 256, 4);
+FIELD(ferry_stats, numa_cpus, 260, 4);
 
 /* transform.h */
 STRUCT(ferry_source, 112, 8);

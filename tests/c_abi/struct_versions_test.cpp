@@ -26,9 +26,11 @@ TEST(StructVersions, LayoutsAreFrozen) {
   EXPECT_OFFSET(ferry_context_options, max_unreleased_batches, 104);
   EXPECT_OFFSET(ferry_context_options, pinned_method, 112);
   EXPECT_EQ(sizeof(ferry::api::v1::stats), 248u);
-  EXPECT_EQ(sizeof(ferry_stats), 256u);
+  EXPECT_EQ(sizeof(ferry_stats), 264u);
   EXPECT_OFFSET(ferry_stats, input_gbps, 240);
   EXPECT_OFFSET(ferry_stats, batches_unreleased, 248);
+  EXPECT_OFFSET(ferry_stats, numa_node, 256);
+  EXPECT_OFFSET(ferry_stats, numa_cpus, 260);
   EXPECT_EQ(sizeof(ferry_submit_options), 56u);
   EXPECT_OFFSET(ferry_submit_options, chunk_bytes, 32);
   EXPECT_OFFSET(ferry_submit_options, callback, 40);

@@ -1,4 +1,5 @@
 #include "core/device/cuda/cuda_runtime.h"
+#include "core/device/numa_placement.h"
 
 #include <cuda_runtime_api.h>
 #include <sys/mman.h>
@@ -36,7 +37,8 @@ void prefault(void* ptr, std::size_t bytes) {
 
 class CudaRuntime final : public DeviceRuntime {
  public:
-  CudaRuntime(int device, PinnedMethod method) : device_(device), method_(method) {}
+  CudaRuntime(int device, PinnedMethod method, int host_node)
+      : device_(device), method_(method), host_node_(host_node) {}
 
   bool has_streams() const noexcept override { return true; }
   const char* pinned_method() const noexcept override {
@@ -95,6 +97,7 @@ class CudaRuntime final : public DeviceRuntime {
     void* p = nullptr;
     if (posix_memalign(&p, bytes >= kHugePage ? kHugePage : 4096, bytes) != 0) return nullptr;
     if (bytes >= kHugePage) (void)madvise(p, bytes, MADV_HUGEPAGE);  // advice only
+    prefer_node(p, bytes, host_node_);  // before the first touch places the pages
     prefault(p, bytes);
     const cudaError_t err = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
     if (err != cudaSuccess) {
@@ -200,12 +203,13 @@ class CudaRuntime final : public DeviceRuntime {
  private:
   int device_;
   PinnedMethod method_;
+  int host_node_;  // pinned segments prefer this NUMA node (-1: the first touch decides)
 };
 
 }  // namespace
 
-std::unique_ptr<DeviceRuntime> make_cuda_runtime(int device, PinnedMethod method) {
-  return std::make_unique<CudaRuntime>(device, method);
+std::unique_ptr<DeviceRuntime> make_cuda_runtime(int device, PinnedMethod method, int host_node) {
+  return std::make_unique<CudaRuntime>(device, method, host_node);
 }
 
 }  // namespace ferry::core

@@ -21,6 +21,6 @@
 namespace ferry::core {
 
 // The runtime of CUDA device `device` (already checked to exist by the context).
-std::unique_ptr<DeviceRuntime> make_cuda_runtime(int device, PinnedMethod method);
+std::unique_ptr<DeviceRuntime> make_cuda_runtime(int device, PinnedMethod method, int host_node = -1);
 
 }  // namespace ferry::core

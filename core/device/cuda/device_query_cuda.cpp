@@ -70,8 +70,10 @@ void cuda_device_properties(DeviceProperties& out, int device) {
   out.pci_domain_id = prop.pciDomainID;
   out.pci_bus_id = prop.pciBusID;
   out.pci_device_id = prop.pciDeviceID;
+  // The host node nearest the GPU (where its DMA's host memory belongs), not
+  // cudaDevAttrNumaId, which is the node of the GPU's own memory on coherent systems.
   int numa = -1;
-  if (cudaDeviceGetAttribute(&numa, cudaDevAttrNumaId, device) != cudaSuccess) {
+  if (cudaDeviceGetAttribute(&numa, cudaDevAttrHostNumaId, device) != cudaSuccess) {
     (void)cudaGetLastError();
     numa = -1;
   }
