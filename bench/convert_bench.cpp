@@ -1,11 +1,14 @@
 // ferry_bench_convert: the conversion kernel's effective bandwidth (bytes read
-// + written) beside a device-to-device cudaMemcpy moving the same bytes, for
-// N x 224 x 224 x 3 uint8 NHWC to float32 NCHW, float16 NCHW and bfloat16
-// NHWC (ImageNet mean/std); then the CPU backend's rate beside a threaded
-// memcpy of the same bytes. CUDA events, warm-up, median of bursts of back-to-back
+// + written) beside a device-to-device cudaMemcpy moving the same bytes, in
+// the same run, as one table: a row per case of issue 12 (convert_bench_cases.h:
+// the base conversions, mirror, per-sample flips and crops, padded windows,
+// pad to 4, a GL readback, uint8 output), each with the kernel that took it,
+// its ratio to the copy, the target (base cases 0.9, the rest 0.85) and
+// whether it was met. Then the CPU backend's rate beside a threaded memcpy of
+// the same bytes. CUDA events, warm-up, median of bursts of back-to-back
 // calls (and of single calls, host overhead included).
 //
-//   ferry_bench_convert [--n 256] [--h 224] [--w 224] [--iters 200] [--cpu-iters 5] [--no-cpu]
+//   ferry_bench_convert [--n 1024] [--h 224] [--w 224] [--iters 200] [--cpu-iters 5] [--no-cpu] [--list]
 // Without a GPU the CUDA part is skipped (said so) and the CPU part still runs.
 #include <algorithm>
 #include <chrono>
@@ -18,6 +21,8 @@
 #include "core/thread_pool.h"
 #include "ferry/ferry.h"
 
+#include "bench/convert_bench_cases.h"
+
 #if FERRY_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -25,9 +30,10 @@
 namespace {
 
 struct Options {
-  std::int64_t n = 256, h = 224, w = 224;
+  std::int64_t n = 1024, h = 224, w = 224;
   int iters = 200, cpu_iters = 5;
   bool cpu = true;
+  bool list = false;  // --list: the kernel table's rows and the kernel each takes, then exit
 };
 
 struct Config {
@@ -123,44 +129,45 @@ void bench_gpu(const Options& o) {
   co.device_kind = FERRY_DEVICE_CUDA;
   ferry_context_t ctx;
   check(ferry_context_create(&ctx, &co), "ferry_context_create");
-  const std::size_t in_bytes = static_cast<std::size_t>(o.n * o.h * o.w * 3);
+  std::vector<ferry::bench::KernelCase> cases = ferry::bench::kernel_cases(o.n, o.h, o.w);
+  std::size_t in_max = 0, out_max = 0;
+  for (const auto& c : cases) in_max = std::max(in_max, c.input_bytes()), out_max = std::max(out_max, c.output_bytes());
   std::uint8_t *d_in = nullptr, *d_out = nullptr, *d_copy = nullptr;
-  CUDA(cudaMalloc(reinterpret_cast<void**>(&d_in), in_bytes));
-  CUDA(cudaMalloc(reinterpret_cast<void**>(&d_out), in_bytes * 4));
-  CUDA(cudaMalloc(reinterpret_cast<void**>(&d_copy), in_bytes * 4));
-  std::vector<std::uint8_t> host(in_bytes);
-  for (std::size_t i = 0; i < in_bytes; ++i) host[i] = static_cast<std::uint8_t>(i * 2654435761u >> 24);
-  CUDA(cudaMemcpy(d_in, host.data(), in_bytes, cudaMemcpyHostToDevice));
+  CUDA(cudaMalloc(reinterpret_cast<void**>(&d_in), in_max));
+  CUDA(cudaMalloc(reinterpret_cast<void**>(&d_out), out_max));
+  CUDA(cudaMalloc(reinterpret_cast<void**>(&d_copy), out_max));
+  std::vector<std::uint8_t> host(in_max);
+  for (std::size_t i = 0; i < in_max; ++i) host[i] = static_cast<std::uint8_t>(i * 2654435761u >> 24);
+  CUDA(cudaMemcpy(d_in, host.data(), in_max, cudaMemcpyHostToDevice));
   cudaStream_t stream;
   CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   cudaDeviceProp prop;
   CUDA(cudaGetDeviceProperties(&prop, 0));
-  std::printf("gpu: %s, %d SMs; batch %lld x %lld x %lld x 3 uint8 NHWC (%.1f MB), median of %d\n", prop.name,
-              prop.multiProcessorCount, static_cast<long long>(o.n), static_cast<long long>(o.h),
-              static_cast<long long>(o.w), in_bytes / 1e6, o.iters);
-  for (const Config& c : configs) {
-    const std::size_t out_bytes = in_bytes * static_cast<std::size_t>(c.element_size);
-    const std::size_t moved = in_bytes + out_bytes;  // read + written
-    const ferry_source s = source_of(o, d_in);
-    const ferry_transform t = imagenet(c);
-    ferry_output out;
-    ferry_output_init(&out, sizeof out);
-    out.data = d_out;
-    out.bytes = out_bytes;
+  std::printf("gpu: %s, %d SMs; batch %lld x %lld x %lld uint8 NHWC on the device, median of %d (bursts of %d)\n",
+              prop.name, prop.multiProcessorCount, static_cast<long long>(o.n), static_cast<long long>(o.h),
+              static_cast<long long>(o.w), o.iters, kBurst);
+  std::printf("| case | kernel | ms | GB/s (read+written) | d2d GB/s | ratio | target | met | single call ms |\n"
+              "|---|---|---|---|---|---|---|---|---|\n");
+  int missed = 0;
+  for (ferry::bench::KernelCase& c : cases) {
+    c.bind(d_in, d_out);
+    const std::size_t moved = c.bytes_read() + c.output_bytes();
     double kernel_single = 0, copy_single = 0;
     const double kernel_ms = time_gpu(o.iters, stream, &kernel_single, [&] {
-      check(ferry_transform_apply(ctx, &s, &t, &out, stream), "ferry_transform_apply");
+      check(ferry_transform_apply(ctx, &c.source, &c.transform, &c.output, stream), c.name.c_str());
     });
     // A copy of moved/2 bytes reads and writes `moved` bytes in all.
     const double copy_ms = time_gpu(o.iters, stream, &copy_single, [&] {
       CUDA(cudaMemcpyAsync(d_copy, d_out, moved / 2, cudaMemcpyDeviceToDevice, stream));
     });
     const double kernel_gbs = moved / kernel_ms / 1e6, copy_gbs = moved / copy_ms / 1e6;
-    std::printf("gpu convert %-14s kernel %.4f ms %7.1f GB/s | d2d copy %.4f ms %7.1f GB/s | ratio %.3f"
-                " | single call %.4f ms vs copy %.4f ms, ratio %.3f\n",
-                c.name, kernel_ms, kernel_gbs, copy_ms, copy_gbs, kernel_gbs / copy_gbs, kernel_single, copy_single,
-                copy_single / kernel_single);
+    const double ratio = kernel_gbs / copy_gbs;
+    const bool met = ratio >= c.target;
+    missed += met ? 0 : 1;
+    std::printf("| %s | %s | %.4f | %.1f | %.1f | %.3f | >= %.2f | %s | %.4f |\n", c.name.c_str(), c.kernel_path(),
+                kernel_ms, kernel_gbs, copy_gbs, ratio, c.target, met ? "yes" : "no", kernel_single);
   }
+  std::printf("gpu kernel table: %d of %zu rows below target\n", missed, cases.size());
   cudaStreamDestroy(stream);
   cudaFree(d_in);
   cudaFree(d_out);
@@ -170,6 +177,15 @@ void bench_gpu(const Options& o) {
 #else
 void bench_gpu(const Options&) { std::printf("gpu: SKIPPED (built without the CUDA backend)\n"); }
 #endif
+
+// The kernel table's rows with the kernel each would take on 256-byte-aligned
+// device buffers (cudaMalloc's), without running anything: works without a GPU.
+void list_cases(const Options& o) {
+  for (ferry::bench::KernelCase& c : ferry::bench::kernel_cases(o.n, o.h, o.w)) {
+    c.bind(reinterpret_cast<const void*>(std::uintptr_t{1} << 32), reinterpret_cast<void*>(std::uintptr_t{1} << 36));
+    std::printf("%-44s kernel %-8s target %.2f\n", c.name.c_str(), c.kernel_path(), c.target);
+  }
+}
 
 template <typename Fn>
 double time_cpu(int iters, Fn&& fn) {
@@ -233,14 +249,19 @@ int main(int argc, char** argv) {
     else if (a == "--iters") o.iters = static_cast<int>(next());
     else if (a == "--cpu-iters") o.cpu_iters = static_cast<int>(next());
     else if (a == "--no-cpu") o.cpu = false;
+    else if (a == "--list") o.list = true;
     else {
-      std::fprintf(stderr, "usage: %s [--n N] [--h H] [--w W] [--iters I] [--cpu-iters I] [--no-cpu]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--n N] [--h H] [--w W] [--iters I] [--cpu-iters I] [--no-cpu] [--list]\n", argv[0]);
       return 2;
     }
   }
   if (o.n <= 0 || o.h <= 0 || o.w <= 0 || o.iters <= 0 || o.cpu_iters <= 0) {
     std::fprintf(stderr, "sizes and iteration counts must be positive\n");
     return 2;
+  }
+  if (o.list) {
+    list_cases(o);
+    return 0;
   }
   bench_gpu(o);
   if (o.cpu) bench_cpu(o);

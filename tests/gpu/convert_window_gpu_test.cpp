@@ -1,7 +1,6 @@
 // Windows outside the image, padded (issue 18, finding 1), on the GPU: the
 // kernels write exactly the output's elements, equal to the CPU backend's, for
-// every case of convert_window_cases.h. The device output is poisoned, and
-// canary zones on both sides of its exact extent catch any write past it.
+// every case of convert_window_cases.h, checked by window_case_check.h.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,110 +10,25 @@
 #include "ferry/ferry.h"
 #include "tests/gpu/gpu_test_util.h"
 #include "tests/support/convert_window_cases.h"
-#include "tests/support/test_context.h"
 
 #if FERRY_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-namespace {
+#include "tests/gpu/window_case_check.h"
 
 using namespace ferry::test;
 
-constexpr std::size_t guard_bytes = 4096;
-constexpr std::uint8_t canary = 0xA5, poison = 0xCD;
-
-// Device buffers for one case at a time: the input, and the output between canaries.
-struct DeviceBuffers {
-  std::uint8_t* in = nullptr;
-  std::uint8_t* out = nullptr;
-  static constexpr std::size_t in_bytes = 1 << 20, out_bytes = 4 << 20;
-  cudaError_t status = cudaSuccess;
-  DeviceBuffers() {
-    status = cudaMalloc(reinterpret_cast<void**>(&in), in_bytes);
-    if (status == cudaSuccess) status = cudaMalloc(reinterpret_cast<void**>(&out), out_bytes);
-  }
-  ~DeviceBuffers() {
-    cudaFree(in);
-    cudaFree(out);
-  }
-};
-
-// Runs one case on the GPU and the CPU; "" or the first problem.
-std::string check(ferry_context_t cpu, ferry_context_t gpu, WindowCase& c, DeviceBuffers& d, cudaStream_t stream) {
-  const std::size_t bytes = c.output.bytes, total = guard_bytes + bytes + guard_bytes;
-  if (total > DeviceBuffers::out_bytes) return "the case's output is larger than the test's buffer";
-  std::vector<std::uint8_t> want(total, canary), got(total, 0);
-  std::fill(want.begin() + guard_bytes, want.begin() + guard_bytes + bytes, poison);
-  ferry_output o = c.output;
-  o.data = want.data() + guard_bytes;
-  if (ferry_transform_apply(cpu, &c.source, &c.transform, &o, nullptr) != FERRY_OK)
-    return std::string("CPU ferry_transform_apply failed: ") + ferry_last_error();
-
-  ferry_source s = c.source;
-  std::vector<const void*> device_samples;
-  std::size_t used = 0;
-  const auto upload = [&](const void* host, std::size_t n) -> const void* {
-    std::uint8_t* p = d.in + used;
-    used += (n + 255) / 256 * 256;
-    // On `stream`, like everything here: a non-blocking stream does not wait
-    // for the legacy stream (a cudaMemset there raced with the kernel).
-    if (used > DeviceBuffers::in_bytes || cudaMemcpyAsync(p, host, n, cudaMemcpyHostToDevice, stream) != cudaSuccess)
-      return nullptr;
-    return p;
-  };
-  if (s.samples) {
-    for (std::int64_t i = 0; i < s.n; ++i) device_samples.push_back(upload(s.samples[i], s.sample_bytes));
-    s.samples = device_samples.data();
-  } else {
-    s.data = upload(s.data, s.bytes);
-  }
-  for (const void* p : device_samples)
-    if (p == nullptr) return "uploading the samples failed";
-  if (s.data == nullptr && s.samples == nullptr) return "uploading the source failed";
-  if (cudaMemsetAsync(d.out, canary, total, stream) != cudaSuccess ||
-      cudaMemsetAsync(d.out + guard_bytes, poison, bytes, stream) != cudaSuccess)
-    return "cudaMemset failed";
-  o.data = d.out + guard_bytes;
-  if (ferry_transform_apply(gpu, &s, &c.transform, &o, stream) != FERRY_OK)
-    return std::string("GPU ferry_transform_apply failed: ") + ferry_last_error();
-  const cudaError_t copied = cudaMemcpyAsync(got.data(), d.out, total, cudaMemcpyDeviceToHost, stream);
-  const cudaError_t synced = cudaStreamSynchronize(stream);
-  if (copied != cudaSuccess || synced != cudaSuccess)
-    return std::string("the kernel or the copy back failed: ") + cudaGetErrorString(synced);
-  for (std::size_t b = 0; b < guard_bytes; ++b) {
-    if (got[b] != canary) return "the GPU wrote before the output, at byte -" + std::to_string(guard_bytes - b);
-    if (got[guard_bytes + bytes + b] != canary)
-      return "the GPU wrote past the output of " + std::to_string(bytes) + " bytes, at byte +" + std::to_string(b);
-    if (want[b] != canary || want[guard_bytes + bytes + b] != canary) return "the CPU wrote outside the output";
-  }
-  for (std::size_t b = guard_bytes; b < guard_bytes + bytes; ++b)
-    if (got[b] != want[b])
-      return "byte " + std::to_string(b - guard_bytes) + " of " + std::to_string(bytes) + ": gpu " +
-             std::to_string(got[b]) + ", cpu " + std::to_string(want[b]);
-  return "";
-}
-
-}  // namespace
-
 TEST(ConvertWindowGpu, EveryWindowPositionMatchesTheCpuAndStaysInside) {
   FERRY_REQUIRE_GPU();
-  DeviceBuffers d;
-  ASSERT_EQ(d.status, cudaSuccess) << "cudaMalloc of the test's buffers: " << cudaGetErrorString(d.status);
-  ferry_context_t cpu = make_test_context(FERRY_DEVICE_CPU, 4), gpu = make_test_context(FERRY_DEVICE_CUDA, 4);
-  ASSERT_NE(cpu, nullptr);
-  ASSERT_NE(gpu, nullptr);
-  cudaStream_t stream;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  WindowCaseRig rig;
+  ASSERT_EQ(rig.problem, "");
   int cases = 0, failures = 0;
   for_each_window_case([&](WindowCase* c) {
     ASSERT_NE(c, nullptr) << ferry_last_error();
     ++cases;
-    const std::string problem = check(cpu, gpu, *c, d, stream);
+    const std::string problem = rig.check(*c);
     if (!problem.empty() && ++failures <= 10) ADD_FAILURE() << c->name << ": " << problem;
   });
-  cudaStreamDestroy(stream);
-  ferry_context_destroy(gpu);
-  ferry_context_destroy(cpu);
   EXPECT_EQ(failures, 0) << "of " << cases << " cases";
   EXPECT_GT(cases, 10000);
 }

@@ -1,7 +1,8 @@
 // What one launch of the conversion kernels gets: a plain struct passed by
-// value as the kernel parameter (about 300 bytes), and the per-sample table
-// that reaches the GPU by an async copy when the call needs one. Plain C++,
-// included by the .cu file and by the host code that fills it.
+// value as the kernel parameter (about 300 bytes), and the per-sample tables
+// that reach the GPU by an async copy when the call needs them. Plain C++,
+// included by the .cu files and by the host code that fills it
+// (core/convert/kernel_choice.h decides the kernel and its geometry).
 #pragma once
 
 #include <cstdint>
@@ -10,10 +11,10 @@
 
 namespace ferry::core::cuda_convert {
 
-// One sample's parameters, looked up by the kernel when the plan has
-// per-sample values or the source is an array of sample pointers.
-struct DeviceSample {
-  const std::uint8_t* src;  // the sample's first byte
+// One sample's parameters, looked up by the kernels when the plan has
+// per-sample values. Indexed by the GLOBAL sample, so one table serves every
+// chunk of a batch (KernelParams::params points at the chunk's first entry).
+struct SampleParams {
   float alpha[4];
   float beta[4];
   std::int32_t x, y;    // window origin in the source
@@ -47,9 +48,14 @@ struct FastDiv {
   }
 };
 
+// The widest power of two (<= 16) dividing a vector unit's input bytes: the
+// vector kernel's load width, and the alignment its host check asks for.
+constexpr int load_width(int bytes) { return (bytes & 15) == 0 ? 16 : (bytes & 7) == 0 ? 8 : 4; }
+
 struct KernelParams {
   const std::uint8_t* base = nullptr;       // data form: local sample i at base + i * src_n
-  const DeviceSample* samples = nullptr;    // the table, or NULL: uniform values below
+  const std::uint8_t* const* sources = nullptr;  // or local sample i at sources[i]
+  const SampleParams* params = nullptr;     // local sample i's at params[i], or NULL: uniform values below
   std::uint8_t* out = nullptr;              // the whole output (global sample 0)
   std::int64_t first = 0, count = 0;        // global index of local sample 0; samples
   std::int64_t src_n = 0, src_c = 0, src_h = 0, src_w = 0;  // byte strides of the view
@@ -65,17 +71,11 @@ struct KernelParams {
   // contiguous interleaved pixels in, contiguous pixels out per channel plane.
   std::int64_t run_len = 0, runs_per_sample = 0, tiles_per_run = 0;
   // The vector kernel (the same runs, every run a whole number of aligned
-  // 16-byte output units): units = count * runs_per_sample * units_per_run < 2^31.
+  // 16-byte output units) and the window kernel (a run is one output row,
+  // its last unit may be partial): units = count * runs_per_sample * units_per_run < 2^31.
   std::uint32_t units = 0;
   FastDiv units_per_run, runs_per_sample_div;
 };
-
-// Decides whether the vector kernel can take a call whose run geometry
-// (run_len, runs_per_sample) is set: alignment of every run's first source
-// byte and output element, whole units per run, identity channel map for
-// NHWC output. `run_starts` are the source addresses of each sample's first
-// run (NULL: the uniform base + i * src_n form). Fills units and the divisors.
-bool choose_vector(KernelParams& p, DType dtype, const std::uintptr_t* run_starts);
 
 // Launches the conversion: the run kernel when `runs` is true, else the
 // generic kernel. max_blocks caps the grid (the device's resident blocks).
@@ -88,5 +88,11 @@ int convert_blocks_per_sm(DType dtype, bool runs);
 // The vector kernel: ONE launch, grid-stride over the units. max_blocks caps the grid.
 void launch_convert_vector(const KernelParams& params, DType dtype, int max_blocks, void* stream);
 int convert_vector_blocks_per_sm(DType dtype, int c, bool out_nhwc);
+
+// The window kernel (convert_window_kernel.cuh): the same units, any window,
+// mirror, alignment, channel map, padding and dtype. shape: 0 for NCHW output,
+// else the NHWC output's channels (1, 3 or 4).
+void launch_convert_window(const KernelParams& params, DType dtype, int shape, int max_blocks, void* stream);
+int convert_window_blocks_per_sm(DType dtype, int c, int shape);
 
 }  // namespace ferry::core::cuda_convert

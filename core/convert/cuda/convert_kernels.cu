@@ -9,8 +9,9 @@
 // each lane converts groups of 4 output elements and writes them with one
 // vector store, so a warp's store covers 32 consecutive groups (coalesced).
 //
-// Generic kernel (everything else: mirror, windows reaching outside, planar
-// input, arbitrary strides): a block per output row, a thread per pixel.
+// Generic kernel (what neither unit kernel takes: planar input, scattered
+// pixels or output elements, NHWC output of 2 channels): a block per output
+// row, a thread per pixel.
 //
 // Values: out = __fadd_rn(__fmul_rn(float(x), alpha), beta), the same two
 // roundings as the CPU backend, so results are bit-identical to it.
@@ -92,8 +93,8 @@ __global__ void __launch_bounds__(kThreads) convert_runs_kernel(const KernelPara
     const std::int64_t run = rest / p.tiles_per_run;
     const std::int64_t px0 = (rest - run * p.tiles_per_run) * kTilePx;
     const int npx = static_cast<int>(min(static_cast<std::int64_t>(kTilePx), p.run_len - px0));
-    const DeviceSample* ds = p.samples ? p.samples + i : nullptr;
-    const std::uint8_t* sample = ds ? ds->src : p.base + i * p.src_n;
+    const SampleParams* ds = p.params ? p.params + i : nullptr;
+    const std::uint8_t* sample = p.sources ? p.sources[i] : p.base + i * p.src_n;
     const int x0 = ds ? ds->x : p.crop_x, y0 = ds ? ds->y : p.crop_y;
     const std::uint8_t* src = sample + (y0 + run) * p.src_h + static_cast<std::int64_t>(x0) * C + px0 * C;
     if (lane < 4) {
@@ -160,8 +161,8 @@ __global__ void __launch_bounds__(kThreads) convert_generic_kernel(const KernelP
   for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const std::int64_t i = r / p.oh;
     const int y = static_cast<int>(r - i * p.oh);
-    const DeviceSample* ds = p.samples ? p.samples + i : nullptr;
-    const std::uint8_t* sample = ds ? ds->src : p.base + i * p.src_n;
+    const SampleParams* ds = p.params ? p.params + i : nullptr;
+    const std::uint8_t* sample = p.sources ? p.sources[i] : p.base + i * p.src_n;
     const int x0 = ds ? ds->x : p.crop_x, y0 = ds ? ds->y : p.crop_y;
     const int mirror = ds ? ds->mirror : p.mirror;
     float a[4], b[4];

@@ -16,18 +16,11 @@
 // The grid is sized to the resident blocks and strides over all units of
 // the call (every sample, every run): no tail of idle blocks per row.
 //
-// Arithmetic, bit-identical to the CPU backend: float(x) is made exactly as
-// (0x4B000000 | x) - 2^23 (one PRMT and one FADD, no I2F on the slow
-// conversion pipe), then __fmul_rn, __fadd_rn; float16/bfloat16 are packed two
-// at a time (cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32 from sm_80 on; on sm_75 two
-// cvt.rn.f16.f32, or cuda_bf16.h's integer rounding: round to nearest even all).
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-
+// Arithmetic: convert_unit_math.cuh (bit-identical to the CPU backend).
 #include <algorithm>
 
 #include "core/convert/cuda/convert_kernel_params.h"
+#include "core/convert/cuda/convert_unit_math.cuh"
 #include "core/device/cuda/cuda_check.h"
 #include "core/error.h"
 
@@ -36,14 +29,10 @@ namespace {
 
 constexpr int kThreads = 256;
 
-template <DType D> __host__ __device__ constexpr int elem_size() { return D == DType::Float32 ? 4 : 2; }
-
 // Input bytes of one unit.
 template <DType D, int C, bool NHWC> __host__ __device__ constexpr int unit_in_bytes() {
   return NHWC ? 16 / elem_size<D>() : (16 / elem_size<D>()) * C;
 }
-// The widest power of two (<= 16) dividing the unit's input bytes: the load width.
-__host__ __device__ constexpr int load_width(int bytes) { return (bytes & 15) == 0 ? 16 : (bytes & 7) == 0 ? 8 : 4; }
 
 template <int IB>
 struct Words {
@@ -67,30 +56,6 @@ __device__ __forceinline__ Words<IB> load_unit(const std::uint8_t* src) {
     }
   }
   return r;
-}
-
-// The exact float of a byte x, as (0x4B000000 | x) - 2^23: byte `sel` (0..3)
-// of w moved under the exponent 0x4B by one PRMT.
-__device__ __forceinline__ float byte_float(std::uint32_t w, unsigned sel) {
-  return __fsub_rn(__uint_as_float(__byte_perm(w, 0x4B00u, 0x5440u | sel)), 8388608.0f);
-}
-
-// Byte `sel` (0..7) of the pair (lo, hi), when sel may pass 3.
-__device__ __forceinline__ float byte_float2(std::uint32_t lo, std::uint32_t hi, unsigned sel) {
-  return byte_float(__byte_perm(lo, hi, sel), 0u);
-}
-
-__device__ __forceinline__ float affine(float x, float a, float b) { return __fadd_rn(__fmul_rn(x, a), b); }
-
-template <DType D>
-__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
-  if constexpr (D == DType::Float16) {
-    const __half2 h = __floats2half2_rn(lo, hi);
-    return *reinterpret_cast<const std::uint32_t*>(&h);
-  } else {
-    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<const std::uint32_t*>(&h);
-  }
 }
 
 // Stores 16 / E values as one 16-byte unit.
@@ -118,8 +83,8 @@ __global__ void __launch_bounds__(kThreads) convert_vector_kernel(const KernelPa
     const std::uint32_t u = unit - run * p.units_per_run.d;
     const std::uint32_t i = p.runs_per_sample_div.divide(run);
     const std::uint32_t row = run - i * p.runs_per_sample_div.d;
-    const DeviceSample* ds = p.samples ? p.samples + i : nullptr;
-    const std::uint8_t* sample = ds ? ds->src : p.base + static_cast<std::int64_t>(i) * p.src_n;
+    const SampleParams* ds = p.params ? p.params + i : nullptr;
+    const std::uint8_t* sample = sample_source(p, i);
     const int x0 = ds ? ds->x : p.crop_x, y0 = ds ? ds->y : p.crop_y;
     const std::uint8_t* src = sample + static_cast<std::int64_t>(y0 + static_cast<int>(row)) * p.src_h +
                               static_cast<std::int64_t>(x0) * C + static_cast<std::int64_t>(u) * IB;
@@ -207,51 +172,7 @@ const void* pick_vector_kernel(DType dtype, int c, bool nhwc) {
   fail(Status::Internal, "vector conversion kernel for dtype ", static_cast<int>(dtype), " does not exist");
 }
 
-bool aligned(std::uint64_t v, std::uint64_t a) { return v % a == 0; }
-
 }  // namespace
-
-bool choose_vector(KernelParams& p, DType dtype, const std::uintptr_t* run_starts) {
-  if (dtype == DType::UInt8 || (p.c != 1 && p.c != 3 && p.c != 4)) return false;
-  const std::int64_t E = dtype == DType::Float32 ? 4 : 2, N = 16 / E;
-  std::int64_t in_bytes = 0, units_per_run = 0;
-  if (p.out_nhwc) {
-    if (p.oct != p.c || p.oc != p.c) return false;
-    for (int k = 0; k < p.oc; ++k)
-      if (p.channel_map[k] != k) return false;
-    const std::int64_t elements = p.run_len * p.c;
-    if (elements % N != 0) return false;
-    in_bytes = N;
-    units_per_run = elements / N;
-  } else {
-    if (p.run_len % N != 0 || !aligned(static_cast<std::uint64_t>(p.out_c), 16)) return false;
-    in_bytes = N * p.c;
-    units_per_run = p.run_len / N;
-  }
-  const std::uint64_t A = static_cast<std::uint64_t>(load_width(static_cast<int>(in_bytes)));
-  // Output: every run's first element on 16 bytes.
-  const std::uintptr_t out0 = reinterpret_cast<std::uintptr_t>(p.out) + static_cast<std::uintptr_t>(p.first * p.out_n);
-  if (!aligned(out0, 16) || (p.count > 1 && !aligned(static_cast<std::uint64_t>(p.out_n), 16)) ||
-      (p.runs_per_sample > 1 && !aligned(static_cast<std::uint64_t>(p.out_h), 16)))
-    return false;
-  // Source: every run's first byte on A bytes.
-  if (p.runs_per_sample > 1 && !aligned(static_cast<std::uint64_t>(p.src_h), A)) return false;
-  if (run_starts != nullptr) {
-    for (std::int64_t i = 0; i < p.count; ++i)
-      if (!aligned(run_starts[i], A)) return false;
-  } else {
-    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p.base) +
-                                 static_cast<std::uintptr_t>(p.crop_y * p.src_h + std::int64_t{p.crop_x} * p.c);
-    if (!aligned(first, A) || (p.count > 1 && !aligned(static_cast<std::uint64_t>(p.src_n), A))) return false;
-  }
-  const std::int64_t runs = p.count * p.runs_per_sample, units = runs * units_per_run;
-  constexpr std::int64_t limit = std::int64_t{1} << 31;
-  if (units_per_run >= limit || p.runs_per_sample >= limit || units >= limit) return false;
-  p.units = static_cast<std::uint32_t>(units);
-  p.units_per_run = FastDiv(static_cast<std::uint32_t>(units_per_run));
-  p.runs_per_sample_div = FastDiv(static_cast<std::uint32_t>(p.runs_per_sample));
-  return true;
-}
 
 int convert_vector_blocks_per_sm(DType dtype, int c, bool out_nhwc) {
   int blocks = 0;

@@ -5,72 +5,33 @@
 #include <vector>
 
 #include "core/convert/cuda/convert_kernel_params.h"
+#include "core/convert/kernel_choice.h"
 #include "core/device/cuda/cuda_check.h"
 #include "core/device/device_scope.h"
 
 namespace ferry::core {
 namespace {
 
-using cuda_convert::DeviceSample;
 using cuda_convert::KernelParams;
 
-KernelParams params_of(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
-                       void* output_base) {
-  KernelParams p;
-  p.base = source.base;
-  p.out = static_cast<std::uint8_t*>(output_base);
-  p.first = first;
-  p.count = count;
-  p.src_n = source.strides.n, p.src_c = source.strides.c, p.src_h = source.strides.h, p.src_w = source.strides.w;
-  p.out_n = plan.out_strides.n, p.out_c = plan.out_strides.c;
-  p.out_h = plan.out_strides.h, p.out_w = plan.out_strides.w;
-  p.h = static_cast<std::int32_t>(plan.h), p.w = static_cast<std::int32_t>(plan.w);
-  p.c = static_cast<std::int32_t>(plan.c);
-  p.oh = static_cast<std::int32_t>(plan.out_h), p.ow = static_cast<std::int32_t>(plan.out_w);
-  p.oc = plan.out_channels, p.oct = plan.out_channels_total;
-  for (int k = 0; k < 4; ++k) {
-    p.channel_map[k] = plan.channel_map[k];
-    p.alpha[k] = plan.alpha[k];
-    p.beta[k] = plan.beta[k];
+// A grid cap cached in `slot`, computed on first use (racing writers store the same value).
+template <typename Compute>
+int cached_blocks(int& slot, Compute&& compute) {
+  int value = __atomic_load_n(&slot, __ATOMIC_RELAXED);
+  if (value == 0) {
+    value = compute();
+    __atomic_store_n(&slot, value, __ATOMIC_RELAXED);
   }
-  p.crop_x = static_cast<std::int32_t>(plan.crop.x), p.crop_y = static_cast<std::int32_t>(plan.crop.y);
-  p.mirror = plan.mirror;
-  p.pad_bits = plan.pad_bits, p.fill_bits = plan.fill_bits;
-  p.out_nhwc = plan.out_layout == Layout::NHWC;
-  return p;
+  return value;
 }
+using cuda_convert::SampleParams;
 
-// Decides the fast path: contiguous interleaved pixels in, contiguous rows or
-// planes out, nothing mirrored or outside. Fills the run geometry.
-bool choose_runs(const ConvertPlan& plan, KernelParams& p) {
-  bool mirrored = plan.mirror != 0;
-  for (std::uint8_t m : plan.sample_mirror) mirrored |= m != 0;
-  if (mirrored || plan.any_outside) return false;
-  const std::int64_t E = plan.element_size, C = plan.c, OCT = plan.out_channels_total;
-  const bool pixels_in = (C == 1 || p.src_c == 1) && p.src_w == C;
-  const bool pixels_out = p.out_nhwc ? (OCT == 1 || p.out_c == E) && p.out_w == OCT * E : p.out_w == E;
-  if (!pixels_in || !pixels_out) return false;
-  const bool whole = plan.full_width_unmirrored() && (plan.out_h == 1 || (p.src_h == plan.w * C && p.out_h == plan.out_w * p.out_w));
-  if (whole) {
-    p.run_len = plan.out_h * plan.out_w;
-    p.runs_per_sample = 1;
-  } else {
-    if (plan.out_w < 64) return false;  // short rows leave most of a 512-pixel tile idle
-    p.run_len = plan.out_w;
-    p.runs_per_sample = plan.out_h;
-  }
-  p.tiles_per_run = (p.run_len + 511) / 512;
-  return true;
-}
-
-std::vector<DeviceSample> table_of(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
-                                   std::int64_t count) {
-  std::vector<DeviceSample> table(static_cast<std::size_t>(count));
+// The per-sample parameters of global samples first .. first+count-1.
+std::vector<SampleParams> sample_params_of(const ConvertPlan& plan, std::int64_t first, std::int64_t count) {
+  std::vector<SampleParams> table(static_cast<std::size_t>(count));
   for (std::int64_t i = 0; i < count; ++i) {
     const std::int64_t g = first + i;
-    DeviceSample& d = table[static_cast<std::size_t>(i)];
-    d.src = source.samples ? source.samples[i] : source.base + i * source.strides.n;
-    FERRY_EXPECT(d.src != nullptr, Status::InvalidArgument, "source.samples[", i, "] is NULL");
+    SampleParams& d = table[static_cast<std::size_t>(i)];
     std::memcpy(d.alpha, plan.alpha_of(g), sizeof d.alpha);
     std::memcpy(d.beta, plan.beta_of(g), sizeof d.beta);
     const Rect w = plan.window_of(g);
@@ -115,33 +76,46 @@ void* CudaConverter::upload(const void* table, std::size_t bytes, StreamHandle s
 void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
                             std::int64_t count, void* output_base, void* stream) {
   DeviceScope scope(runtime_);
-  KernelParams p = params_of(plan, source, first, count, output_base);
-  const bool runs = choose_runs(plan, p);
-  const bool needs_table = source.samples != nullptr || plan.has_per_sample();
-  std::vector<DeviceSample> table;
-  std::vector<std::uintptr_t> run_starts;
-  if (needs_table) {
-    table = table_of(plan, source, first, count);
-    if (runs) {
-      run_starts.resize(table.size());
-      for (std::size_t i = 0; i < table.size(); ++i)
-        run_starts[i] = reinterpret_cast<std::uintptr_t>(table[i].src) +
-                        static_cast<std::uintptr_t>(std::int64_t{table[i].y} * p.src_h + std::int64_t{table[i].x} * p.c);
-    }
+  KernelChoice choice = choose_kernel(plan, source, first, count, output_base);
+  KernelParams& p = choice.params;
+  // One upload for the call: the per-sample parameters, then the sample pointers.
+  const std::size_t params_bytes = plan.has_per_sample() ? static_cast<std::size_t>(count) * sizeof(SampleParams) : 0;
+  const std::size_t sources_bytes = source.samples ? static_cast<std::size_t>(count) * sizeof(void*) : 0;
+  std::vector<std::uint8_t> table(params_bytes + sources_bytes);
+  if (params_bytes != 0) {
+    const std::vector<SampleParams> params = sample_params_of(plan, first, count);
+    std::memcpy(table.data(), params.data(), params_bytes);
   }
-  const bool vector = runs && cuda_convert::choose_vector(p, plan.dtype, needs_table ? run_starts.data() : nullptr);
+  if (sources_bytes != 0) {
+    for (std::int64_t i = 0; i < count; ++i)
+      FERRY_EXPECT(source.samples[i] != nullptr, Status::InvalidArgument, "source.samples[", i, "] is NULL");
+    std::memcpy(table.data() + params_bytes, source.samples, sources_bytes);
+  }
   auto launch = [&] {
-    if (vector)
-      cuda_convert::launch_convert_vector(p, plan.dtype, max_vector_blocks(plan.dtype, p.c, p.out_nhwc != 0), stream);
-    else
-      cuda_convert::launch_convert(p, plan.dtype, runs, max_blocks_[runs ? 1 : 0][static_cast<int>(plan.dtype)], stream);
+    switch (choice.path) {
+      case KernelPath::vector:
+        cuda_convert::launch_convert_vector(p, plan.dtype, max_vector_blocks(plan.dtype, p.c, p.out_nhwc != 0), stream);
+        break;
+      case KernelPath::window:
+        cuda_convert::launch_convert_window(p, plan.dtype, choice.window_shape,
+                                            max_window_blocks(plan.dtype, p.c, choice.window_shape), stream);
+        break;
+      case KernelPath::runs:
+      case KernelPath::generic: {
+        const bool runs = choice.path == KernelPath::runs;
+        cuda_convert::launch_convert(p, plan.dtype, runs, max_blocks_[runs ? 1 : 0][static_cast<int>(plan.dtype)],
+                                     stream);
+        break;
+      }
+    }
   };
-  if (!needs_table) {
+  if (table.empty()) {
     launch();  // everything rides in the kernel parameters: no copy, no event
     return;
   }
-  void* on_device = upload(table.data(), table.size() * sizeof(DeviceSample), stream);
-  p.samples = static_cast<const DeviceSample*>(on_device);
+  auto* on_device = static_cast<std::uint8_t*>(upload(table.data(), table.size(), stream));
+  if (params_bytes != 0) p.params = reinterpret_cast<const SampleParams*>(on_device);
+  if (sources_bytes != 0) p.sources = reinterpret_cast<const std::uint8_t* const*>(on_device + params_bytes);
   try {
     launch();
   } catch (...) {
@@ -154,13 +128,13 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
 }
 
 int CudaConverter::max_vector_blocks(DType dtype, int c, bool out_nhwc) {
-  int& cached = max_vector_blocks_[static_cast<int>(dtype)][c][out_nhwc ? 1 : 0];
-  int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-  if (value == 0) {
-    value = sm_count_ * cuda_convert::convert_vector_blocks_per_sm(dtype, c, out_nhwc);
-    __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
-  }
-  return value;
+  return cached_blocks(max_vector_blocks_[static_cast<int>(dtype)][c][out_nhwc ? 1 : 0],
+                       [&] { return sm_count_ * cuda_convert::convert_vector_blocks_per_sm(dtype, c, out_nhwc); });
+}
+
+int CudaConverter::max_window_blocks(DType dtype, int c, int shape) {
+  return cached_blocks(max_window_blocks_[static_cast<int>(dtype)][c][shape],
+                       [&] { return sm_count_ * cuda_convert::convert_window_blocks_per_sm(dtype, c, shape); });
 }
 
 }  // namespace ferry::core

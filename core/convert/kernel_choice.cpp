@@ -1,0 +1,187 @@
+#include "core/convert/kernel_choice.h"
+
+#include <vector>
+
+namespace ferry::core {
+namespace {
+
+using cuda_convert::FastDiv;
+using cuda_convert::KernelParams;
+using cuda_convert::load_width;
+
+constexpr std::int64_t kIndexLimit = std::int64_t{1} << 31;  // FastDiv's dividends and divisors
+
+bool aligned(std::uint64_t v, std::uint64_t a) { return v % a == 0; }
+
+KernelParams params_of(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
+                       void* output_base) {
+  KernelParams p;
+  p.base = source.base;
+  p.out = static_cast<std::uint8_t*>(output_base);
+  p.first = first;
+  p.count = count;
+  p.src_n = source.strides.n, p.src_c = source.strides.c, p.src_h = source.strides.h, p.src_w = source.strides.w;
+  p.out_n = plan.out_strides.n, p.out_c = plan.out_strides.c;
+  p.out_h = plan.out_strides.h, p.out_w = plan.out_strides.w;
+  p.h = static_cast<std::int32_t>(plan.h), p.w = static_cast<std::int32_t>(plan.w);
+  p.c = static_cast<std::int32_t>(plan.c);
+  p.oh = static_cast<std::int32_t>(plan.out_h), p.ow = static_cast<std::int32_t>(plan.out_w);
+  p.oc = plan.out_channels, p.oct = plan.out_channels_total;
+  for (int k = 0; k < 4; ++k) {
+    p.channel_map[k] = plan.channel_map[k];
+    p.alpha[k] = plan.alpha[k];
+    p.beta[k] = plan.beta[k];
+  }
+  p.crop_x = static_cast<std::int32_t>(plan.crop.x), p.crop_y = static_cast<std::int32_t>(plan.crop.y);
+  p.mirror = plan.mirror;
+  p.pad_bits = plan.pad_bits, p.fill_bits = plan.fill_bits;
+  p.out_nhwc = plan.out_layout == Layout::NHWC;
+  return p;
+}
+
+// Source pixels interleaved (c bytes, one after the other) and output
+// elements of a row contiguous: what the run and unit kernels read and write.
+bool interleaved_pixels(const ConvertPlan& plan, const KernelParams& p) {
+  const std::int64_t E = plan.element_size, C = plan.c, OCT = plan.out_channels_total;
+  const bool pixels_in = (C == 1 || p.src_c == 1) && p.src_w == C;
+  const bool pixels_out = p.out_nhwc ? (OCT == 1 || p.out_c == E) && p.out_w == OCT * E : p.out_w == E;
+  return pixels_in && pixels_out;
+}
+
+// The run kernels' geometry: contiguous interleaved pixels in, contiguous
+// rows or planes out, nothing mirrored or outside.
+bool choose_runs(const ConvertPlan& plan, KernelParams& p) {
+  bool mirrored = plan.mirror != 0;
+  for (std::uint8_t m : plan.sample_mirror) mirrored |= m != 0;
+  if (mirrored || plan.any_outside || !interleaved_pixels(plan, p)) return false;
+  const bool whole = plan.full_width_unmirrored() &&
+                     (plan.out_h == 1 || (p.src_h == plan.w * plan.c && p.out_h == plan.out_w * p.out_w));
+  if (whole) {
+    p.run_len = plan.out_h * plan.out_w;
+    p.runs_per_sample = 1;
+  } else {
+    if (plan.out_w < 64) return false;  // short rows leave most of a 512-pixel tile idle
+    p.run_len = plan.out_w;
+    p.runs_per_sample = plan.out_h;
+  }
+  p.tiles_per_run = (p.run_len + 511) / 512;
+  return true;
+}
+
+// Whether the vector kernel can take a call whose run geometry (run_len,
+// runs_per_sample) is set: alignment of every run's first source byte and
+// output element, whole units per run, identity channel map for NHWC output.
+// `run_starts` are the source addresses of each sample's first run (NULL: the
+// uniform base + i * src_n form). Fills units and the divisors.
+bool choose_vector(KernelParams& p, DType dtype, const std::uintptr_t* run_starts) {
+  if (dtype == DType::UInt8 || (p.c != 1 && p.c != 3 && p.c != 4)) return false;
+  const std::int64_t E = dtype == DType::Float32 ? 4 : 2, N = 16 / E;
+  std::int64_t in_bytes = 0, units_per_run = 0;
+  if (p.out_nhwc) {
+    if (p.oct != p.c || p.oc != p.c) return false;
+    for (int k = 0; k < p.oc; ++k)
+      if (p.channel_map[k] != k) return false;
+    const std::int64_t elements = p.run_len * p.c;
+    if (elements % N != 0) return false;
+    in_bytes = N;
+    units_per_run = elements / N;
+  } else {
+    if (p.run_len % N != 0 || !aligned(static_cast<std::uint64_t>(p.out_c), 16)) return false;
+    in_bytes = N * p.c;
+    units_per_run = p.run_len / N;
+  }
+  const std::uint64_t A = static_cast<std::uint64_t>(load_width(static_cast<int>(in_bytes)));
+  // Output: every run's first element on 16 bytes.
+  const std::uintptr_t out0 = reinterpret_cast<std::uintptr_t>(p.out) + static_cast<std::uintptr_t>(p.first * p.out_n);
+  if (!aligned(out0, 16) || (p.count > 1 && !aligned(static_cast<std::uint64_t>(p.out_n), 16)) ||
+      (p.runs_per_sample > 1 && !aligned(static_cast<std::uint64_t>(p.out_h), 16)))
+    return false;
+  // Source: every run's first byte on A bytes.
+  if (p.runs_per_sample > 1 && !aligned(static_cast<std::uint64_t>(p.src_h), A)) return false;
+  if (run_starts != nullptr) {
+    for (std::int64_t i = 0; i < p.count; ++i)
+      if (!aligned(run_starts[i], A)) return false;
+  } else {
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p.base) +
+                                 static_cast<std::uintptr_t>(p.crop_y * p.src_h + std::int64_t{p.crop_x} * p.c);
+    if (!aligned(first, A) || (p.count > 1 && !aligned(static_cast<std::uint64_t>(p.src_n), A))) return false;
+  }
+  const std::int64_t runs = p.count * p.runs_per_sample, units = runs * units_per_run;
+  constexpr std::int64_t limit = std::int64_t{1} << 31;
+  if (units_per_run >= limit || p.runs_per_sample >= limit || units >= limit) return false;
+  p.units = static_cast<std::uint32_t>(units);
+  p.units_per_run = FastDiv(static_cast<std::uint32_t>(units_per_run));
+  p.runs_per_sample_div = FastDiv(static_cast<std::uint32_t>(p.runs_per_sample));
+  return true;
+}
+
+// The window kernel's geometry: a run per output row, ceil(out_w / G) units
+// of G = 16 / element-size pixels each.
+bool choose_window(const ConvertPlan& plan, KernelParams& p, int& shape) {
+  if (!interleaved_pixels(plan, p)) return false;
+  if (plan.c != 1 && plan.c != 3 && plan.c != 4) return false;
+  const int oct = plan.out_channels_total;
+  if (p.out_nhwc && oct == 2) return false;  // not instantiated: the generic kernel takes it
+  const std::int64_t G = 16 / plan.element_size;
+  const std::int64_t units_per_run = (plan.out_w + G - 1) / G, runs = p.count * plan.out_h;
+  if (units_per_run >= kIndexLimit || plan.out_h >= kIndexLimit || runs >= kIndexLimit ||
+      runs * units_per_run >= kIndexLimit)
+    return false;
+  p.units = static_cast<std::uint32_t>(runs * units_per_run);
+  p.units_per_run = FastDiv(static_cast<std::uint32_t>(units_per_run));
+  p.runs_per_sample_div = FastDiv(static_cast<std::uint32_t>(plan.out_h));
+  shape = p.out_nhwc ? oct : 0;
+  return true;
+}
+
+// Where each local sample's first run starts in the source, for the vector
+// kernel's alignment check: per-sample windows or sample pointers move it.
+std::vector<std::uintptr_t> run_starts_of(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
+                                          std::int64_t count) {
+  std::vector<std::uintptr_t> starts(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::uint8_t* sample = source.samples ? source.samples[i] : source.base + i * source.strides.n;
+    const Rect w = plan.window_of(first + i);
+    starts[static_cast<std::size_t>(i)] =
+        reinterpret_cast<std::uintptr_t>(sample) +
+        static_cast<std::uintptr_t>(w.y * source.strides.h + w.x * plan.c);
+  }
+  return starts;
+}
+
+}  // namespace
+
+const char* kernel_path_name(KernelPath path) noexcept {
+  switch (path) {
+    case KernelPath::vector: return "vector";
+    case KernelPath::window: return "window";
+    case KernelPath::runs: return "runs";
+    case KernelPath::generic: return "generic";
+  }
+  return "?";
+}
+
+KernelChoice choose_kernel(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
+                           std::int64_t count, void* output_base) {
+  KernelChoice choice;
+  KernelParams& p = choice.params;
+  p = params_of(plan, source, first, count, output_base);
+  const bool runs = choose_runs(plan, p);
+  if (runs) {
+    const bool moved = source.samples != nullptr || !plan.sample_crop.empty();
+    const std::vector<std::uintptr_t> starts = moved ? run_starts_of(plan, source, first, count)
+                                                     : std::vector<std::uintptr_t>{};
+    if (choose_vector(p, plan.dtype, moved ? starts.data() : nullptr)) {
+      choice.path = KernelPath::vector;
+      return choice;
+    }
+  }
+  if (choose_window(plan, p, choice.window_shape)) {
+    choice.path = KernelPath::window;
+    return choice;
+  }
+  choice.path = runs ? KernelPath::runs : KernelPath::generic;
+  return choice;
+}
+
+}  // namespace ferry::core

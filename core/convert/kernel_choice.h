@@ -1,0 +1,38 @@
+// Which CUDA conversion kernel takes a call, and its launch geometry: host
+// logic only (no CUDA headers), so every decision is unit-tested on every
+// machine (tests/unit/convert/kernel_choice_test.cpp). In order of preference:
+//   vector   aligned runs of whole 16-byte output units, float output, no
+//            mirror, window inside; NHWC only with the identity map
+//   window   any window (per sample, mirrored, reaching outside and padded),
+//            any alignment, channel map, padding to 4, any dtype; needs
+//            interleaved source pixels and contiguous output elements, and
+//            NHWC output of 1, 3 or 4 channels
+//   runs     the shared-memory tile kernel (NHWC output of 2 channels)
+//   generic  a thread per output pixel: planar or scattered layouts
+#pragma once
+
+#include <cstdint>
+
+#include "core/convert/convert_plan.h"
+#include "core/convert/cuda/convert_kernel_params.h"
+
+namespace ferry::core {
+
+enum class KernelPath { vector, window, runs, generic };
+
+const char* kernel_path_name(KernelPath path) noexcept;
+
+struct KernelChoice {
+  KernelPath path = KernelPath::generic;
+  int window_shape = 0;  // the window kernel's output shape: 0 NCHW, else the NHWC channels
+  cuda_convert::KernelParams params;
+};
+
+// The parameters of a call converting samples first .. first+count-1 of
+// `plan` from `source` (local samples 0 .. count-1) into output_base, and the
+// kernel that takes them. The per-sample tables (params.params,
+// params.sources) are left NULL: the caller uploads and sets them.
+KernelChoice choose_kernel(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
+                           std::int64_t count, void* output_base);
+
+}  // namespace ferry::core
