@@ -10,13 +10,7 @@ namespace Ferry.Tests {
 /// the loop ends.</summary>
 [TestFixture]
 public class PrefetchTests {
-  static Context CpuContext() {
-    using (var options = new ContextOptions()) {
-      options.DeviceKind = DeviceKind.Cpu;
-      options.CpuThreads = 2;
-      return new Context(options);
-    }
-  }
+  static Context CpuContext() { return FerryTests.CpuContext(); }
 
   /// <summary>count sources of n x 4 x 5 x 3 pixels, source i filled with 10 * i.</summary>
   static List<Source> Sources(int count, int n) {
