@@ -42,6 +42,15 @@
 %}
 
 %typemap(cscode) ferry_context_s %{
+  /// <summary>The sources' batches, depth submitted ahead of the one yielded (see Prefetching.cs):
+  /// <c>foreach (Batch b in ctx.Prefetch(frames, t)) using (b) { b.Wait(); ... }</c>. transform and
+  /// options (a hand-off stream, ...) may be null. Leaving the loop early leaves nothing in flight.</summary>
+  public global::System.Collections.Generic.IEnumerable<Batch> Prefetch(
+      global::System.Collections.Generic.IEnumerable<Source> sources, Transform transform = null,
+      SubmitOptions options = null, int depth = 2) {
+    return Prefetching.Checked(this, sources, transform, options, depth);
+  }
+
   /// <summary>Submits a batch; returns at once. The source memory is read asynchronously: keep it
   /// unchanged until Batch.SourceReusable() or WaitSource(). A byte[] set with Source.SetBuffer is
   /// pinned until ferry no longer reads it, even if the Batch is dropped without Dispose().

@@ -78,6 +78,22 @@
   public Batch submit(Source source) { return submit(source, null, null, null); }
 
   /**
+   * The sources' batches, {@code depth} submitted ahead of the one the iterator returns (see
+   * {@link Prefetcher}); options (a hand-off stream, ...) and transform may be null. Close the
+   * Prefetcher (try-with-resources) to leave nothing in flight when the loop ends early.
+   */
+  public Prefetcher prefetch(Iterable<? extends Source> sources, Transform transform, SubmitOptions options,
+                             int depth) {
+    if (sources == null) throw new FerryException.InvalidArgument("sources is null: an Iterable of Source is required");
+    return new Prefetcher(this, sources.iterator(), transform, options, depth);
+  }
+
+  /** {@link #prefetch(Iterable, Transform, SubmitOptions, int)} two batches ahead, no options. */
+  public Prefetcher prefetch(Iterable<? extends Source> sources, Transform transform) {
+    return prefetch(sources, transform, null, 2);
+  }
+
+  /**
    * Submits a batch whose pixels are a Java byte[]: the array is pinned (or copied by the JVM)
    * only during this call, which therefore returns once ferry has read the source
    * (ferry_batch_wait_source). The conversion may still be running: wait on the batch.

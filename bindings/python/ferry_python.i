@@ -3,8 +3,41 @@
  * buffers in, DLPack and array interfaces out) is the pure-Python package
  * around it (ferry/__init__.py).
  *
- * Built with `swig -threads`: every wrapped call releases the GIL while ferry
- * works or waits; the few helpers that touch Python objects are %nothread. */
+ * Built with `swig -threads`, the GIL released only where ferry can block or
+ * wait: the calls on a handle (they take ferry's locks, which a completion
+ * thread may hold while it waits for the GIL to drop a held object) and the
+ * device queries. Struct constructors and fields, and the pure functions,
+ * keep it: releasing and taking it back costs more than they do, and lets
+ * another thread in at every field of a descriptor. The helpers that touch
+ * Python objects keep it too and release it themselves around ferry's call. */
+%feature("nothread");
+%thread device_count;
+%thread device_properties;
+%thread ferry_context_s::ferry_context_s;
+%thread ferry_context_s::~ferry_context_s;
+%thread ferry_context_s::device_kind;
+%thread ferry_context_s::device_index;
+%thread ferry_context_s::submit;
+%thread ferry_context_s::convert;
+%thread ferry_context_s::host_alloc;
+%thread ferry_context_s::host_free;
+%thread ferry_context_s::host_free_on_stream;
+%thread ferry_context_s::host_register;
+%thread ferry_context_s::host_unregister;
+%thread ferry_context_s::device_alloc;
+%thread ferry_context_s::device_free;
+%thread ferry_context_s::memory_trim;
+%thread ferry_context_s::stats;
+%thread ferry_context_s::reset_stats;
+%thread ferry_batch_s::~ferry_batch_s;
+%thread ferry_batch_s::wait;
+%thread ferry_batch_s::query;
+%thread ferry_batch_s::stream_wait;
+%thread ferry_batch_s::source_reusable;
+%thread ferry_batch_s::wait_source;
+%thread ferry_batch_s::output;
+%thread retain_output;
+%thread release_output;
 
 %{
 #include "dlpack_export.h"
@@ -101,42 +134,151 @@ FERRY_PY_SEQUENCE(uint8_t, PyLong_AsUnsignedLong)
 static void ferry_py_drop_held(ferry_batch_t, ferry_status, void* held) {
   ferry_py::decref_anywhere(static_cast<PyObject*>(held));
 }
+
+/* ferry_batch_submit with `held` kept alive by ferry until the batch completes
+ * or fails (a reference the completion callback drops), however the Python
+ * Batch is dropped. Called with the GIL; releases it while ferry submits
+ * (submit may block: staging, the in-flight bound). */
+static ferry_batch_t ferry_py_submit_holding(ferry_context_t ctx, const ferry_source* source,
+                                             const ferry_transform* transform, const ferry_output* output,
+                                             const ferry_submit_options* options, PyObject* held) {
+  ferry_submit_options with_callback;
+  ferry_submit_options_init(&with_callback, sizeof with_callback);
+  if (options != NULL) with_callback = *options;
+  if (with_callback.callback != NULL)
+    ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "options.callback is set: submit_holding uses its own");
+  with_callback.callback = ferry_py_drop_held;
+  with_callback.user_data = held;
+  Py_INCREF(held);
+  ferry_batch_t batch = NULL;
+  ferry_status status;
+  std::string message;
+  Py_BEGIN_ALLOW_THREADS
+  status = ferry_batch_submit(&batch, ctx, source, transform, output, &with_callback);
+  if (status != FERRY_OK) message = ferry_last_error();
+  Py_END_ALLOW_THREADS
+  if (status != FERRY_OK) {
+    Py_DECREF(held);  /* no callback runs for a refused submit */
+    throw ferry_binding::Error{status, message};
+  }
+  return batch;
+}
+
+/* The source a uint8 buffer describes, as make_source (ferry/_descriptors.py)
+ * makes it: (n, h, w, c) / (h, w, c) / (h, w), or (n, c, h, w) / (c, h, w) for
+ * NCHW. False for what the general path must look at (another type, a flipped
+ * or empty array): that path reports what is wrong, in one place. */
+static bool ferry_py_source_from_buffer(ferry_source* src, const Py_buffer& view, int layout) {
+  const char* f = view.format;
+  const bool u8 = view.itemsize == 1 &&
+                  (f == NULL || std::strcmp(f, "B") == 0 || ((f[0] == '=' || f[0] == '<' || f[0] == '>' ||
+                                                              f[0] == '|' || f[0] == '@') && std::strcmp(f + 1, "B") == 0));
+  if (!u8 || view.ndim < 2 || view.ndim > 4 || view.shape == NULL || view.strides == NULL) return false;
+  int64_t extent = 1;
+  for (int i = 0; i < view.ndim; ++i) {
+    if (view.shape[i] <= 0 || view.strides[i] < 0) return false;
+    extent += (int64_t)(view.shape[i] - 1) * view.strides[i];
+  }
+  const bool with_n = view.ndim == 4;
+  const Py_ssize_t* shape = view.shape + (with_n ? 1 : 0);
+  const Py_ssize_t* stride = view.strides + (with_n ? 1 : 0);
+  const int sample_dims = view.ndim - (with_n ? 1 : 0);
+  src->layout = (ferry_layout)layout;
+  src->n = with_n ? view.shape[0] : 1;
+  src->stride_n = with_n ? view.strides[0] : 0;
+  if (sample_dims == 2) {
+    src->h = shape[0]; src->w = shape[1]; src->c = 1;
+    src->stride_h = stride[0]; src->stride_w = stride[1]; src->stride_c = 1;
+  } else if (layout == FERRY_LAYOUT_NCHW) {
+    src->c = shape[0]; src->h = shape[1]; src->w = shape[2];
+    src->stride_c = stride[0]; src->stride_h = stride[1]; src->stride_w = stride[2];
+  } else {
+    src->h = shape[0]; src->w = shape[1]; src->c = shape[2];
+    src->stride_h = stride[0]; src->stride_w = stride[1]; src->stride_c = stride[2];
+  }
+  src->data = view.buf;
+  src->bytes = (size_t)extent;
+  return true;
+}
 %}
 
-/* ---- helpers that work on Python objects: they keep the GIL ---- */
+/* ---- helpers that work on Python objects: they keep the GIL (and release
+ * it themselves around the ferry call that can block) ---- */
 %nothread set_error_classes;
 %nothread dlpack_capsule;
 %nothread ferry_context_s::submit_holding;
+%nothread ferry_context_s::submit_array;
 %newobject ferry_context_s::submit_holding;
+%newobject ferry_context_s::submit_array;
 %extend ferry_context_s {
   /* ferry_batch_submit, with `held` (the source and output objects) kept
    * alive by ferry until the batch completes or fails, however the Batch
-   * object is dropped: a reference released by the completion callback. The
-   * GIL is released while ferry_batch_submit runs. options must not set a
-   * callback of its own. */
+   * object is dropped. options must not set a callback of its own. */
   ferry_batch_s* submit_holding(const ferry_source* source, const ferry_transform* transform,
                                 const ferry_output* output, const ferry_submit_options* options,
                                 PyObject* held) {
-    ferry_submit_options with_callback;
-    ferry_submit_options_init(&with_callback, sizeof with_callback);
-    if (options != NULL) with_callback = *options;
-    if (with_callback.callback != NULL)
-      ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "options.callback is set: submit_holding uses its own");
-    with_callback.callback = ferry_py_drop_held;
-    with_callback.user_data = held;
-    Py_INCREF(held);
-    ferry_batch_t batch = NULL;
-    ferry_status status;
-    std::string message;
-    Py_BEGIN_ALLOW_THREADS
-    status = ferry_batch_submit(&batch, $self, source, transform, output, &with_callback);
-    if (status != FERRY_OK) message = ferry_last_error();
-    Py_END_ALLOW_THREADS
-    if (status != FERRY_OK) {
-      Py_DECREF(held);  /* no callback runs for a refused submit */
-      throw ferry_binding::Error{status, message};
+    return ferry_py_submit_holding($self, source, transform, output, options, held);
+  }
+  /* Context.submit's common case in one crossing: `array` read through the
+   * buffer protocol (uint8, 2 to 4 dimensions) and held, as a memoryview
+   * (so a bytearray cannot be resized under ferry), until the batch
+   * completes; the transform is built[(c, n)] (TransformSpec's cache of
+   * built transforms); ferry writes its own output. Returns None, having
+   * done nothing, where the general path must run: another kind of array, or
+   * no transform built yet for this (c, n). handoff: None or a cudaStream_t. */
+  ferry_batch_s* submit_array(PyObject* array, int layout, PyObject* built, PyObject* handoff, int priority,
+                              int source_policy, unsigned long long chunk_bytes) {
+    if (!PyDict_Check(built)) ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "built is not a dict");
+    PyObject* memory = PyMemoryView_FromObject(array);
+    if (memory == NULL) {
+      PyErr_Clear();
+      return NULL;
     }
-    return batch;
+    ferry_source src;
+    ferry_source_init(&src, sizeof src);
+    ferry_transform* transform = NULL;
+    PyObject* key = NULL;
+    PyObject* spec = NULL;
+    if (ferry_py_source_from_buffer(&src, *PyMemoryView_GET_BUFFER(memory), layout) &&
+        (key = Py_BuildValue("(LL)", (long long)src.c, (long long)src.n)) != NULL) {
+      spec = PyDict_GetItem(built, key); /* borrowed */
+      if (spec != NULL && !SWIG_IsOK(SWIG_ConvertPtr(spec, (void**)&transform, SWIGTYPE_p_ferry_transform, 0)))
+        transform = NULL;
+    }
+    Py_XDECREF(key);
+    PyErr_Clear();
+    if (transform == NULL) {
+      Py_DECREF(memory);
+      return NULL;
+    }
+    ferry_submit_options options;
+    ferry_submit_options_init(&options, sizeof options);
+    if (handoff != Py_None) {
+      options.handoff_stream = (ferry_cuda_stream)PyLong_AsVoidPtr(handoff);
+      options.has_handoff_stream = 1;
+      if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_DECREF(memory);
+        ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "handoff is not an int cudaStream_t");
+      }
+    }
+    options.priority = priority;
+    options.source_policy = (ferry_source_policy)source_policy;
+    options.chunk_bytes = chunk_bytes;
+    PyObject* held = PyTuple_Pack(2, memory, spec); /* the transform too, as submit_holding's callers do */
+    Py_DECREF(memory);
+    if (held == NULL) {
+      PyErr_Clear();
+      throw std::bad_alloc();
+    }
+    try {
+      ferry_batch_t batch = ferry_py_submit_holding($self, &src, transform, NULL, &options, held);
+      Py_DECREF(held);
+      return batch;
+    } catch (...) {
+      Py_DECREF(held);
+      throw;
+    }
   }
 }
 

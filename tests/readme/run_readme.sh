@@ -10,7 +10,8 @@
 #            strict C99) and the CMake block as CMakeLists.txt, and runs the C
 #            section's sh blocks: pkg-config (shared and static) and find_package
 #   python   saves the Python quick start as quickstart.py and runs its sh block
-#            (from the build tree) with PYTHON (default: the build's) as python3
+#            (from the build tree) with PYTHON (default: the build's) as python3; then
+#            the prefetching loader's block, saved as loader.py, run the same way
 #   java     install, QuickStart.java, its sh block (javac and java from $PREFIX)
 #   csharp   install, QuickStart.cs, its sh block (mcs and mono from $PREFIX);
 #            then the copied layout the README names: Ferry.dll,
@@ -102,6 +103,7 @@ blocks)
         esac;;
       "c|C quick start"|"cmake|C quick start"|"sh|C quick start") why="run by readme.c";;
       "python|Python quick start"|"sh|Python quick start") why="run by readme.python (the python block also by install.prefix and install.wheel)";;
+      "python|Python prefetching loader") why="run by readme.python (saved as loader.py, run like the quick start)";;
       "java|Java quick start"|"sh|Java quick start") why="run by readme.java";;
       "csharp|C# quick start (Mono, .NET, Unity)"|"sh|C# quick start (Mono, .NET, Unity)") why="run by readme.csharp";;
       *) why="";;
@@ -130,7 +132,11 @@ python)
     "$work/bin/python3" -c "import $m" 2>/dev/null || skip "$m is not installed for $python (the quick start uses it)"
   done
   save "$section" python quickstart.py
-  run_section "$section";;
+  run_section "$section"
+  # The loader's block, run the way the quick start's sh block runs quickstart.py.
+  save "Python prefetching loader" python loader.py
+  (cd "$work" && env -u LD_LIBRARY_PATH -u MONO_PATH -u CLASSPATH PATH="$work/bin:$PATH" \
+     PYTHONPATH=build/bindings/python python3 loader.py);;
 java)
   from_install bindings/java/ferry.jar Java "Java quick start" java QuickStart.java;;
 csharp)

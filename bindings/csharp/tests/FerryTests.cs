@@ -8,7 +8,7 @@ namespace Ferry.Tests {
 
 [TestFixture]
 public class FerryTests {
-  static Context CpuContext() {
+  internal static Context CpuContext() {
     using (var options = new ContextOptions()) {
       options.DeviceKind = DeviceKind.Cpu;
       options.CpuThreads = 2;

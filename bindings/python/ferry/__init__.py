@@ -23,6 +23,7 @@ from ._errors import (AlreadyExistsError, BusyError, CudaError, FerryError, Inte
 from ._batch import Batch
 from ._context import Context, HostBuffer, Transform, _transform
 from ._descriptors import make_source
+from ._prefetch import PrefetchLoader
 
 #: The header version this package was built against (FERRY_VERSION_NUMBER).
 HEADER_VERSION: int = _swig.FERRY_VERSION_NUMBER
@@ -89,7 +90,7 @@ def output_info(source: Any, transform: Transform = None, *, source_layout: Layo
 
 
 __all__ = [
-    "Context", "Batch", "Transform", "HostBuffer",
+    "Context", "Batch", "Transform", "HostBuffer", "PrefetchLoader",
     "Device", "DType", "Layout", "Mirror", "SourcePolicy", "MemoryKind", "Status",
     "FerryError", "InvalidArgumentError", "InvalidHandleError", "StructSizeError", "UnsupportedError",
     "OverflowError_", "OutOfRangeError", "OutOfMemoryError", "NoDeviceError", "CudaError",

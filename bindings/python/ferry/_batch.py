@@ -41,6 +41,8 @@ class Batch:
         self._handoff_stream = handoff_stream
         self._closed = False
         self._reference: Optional[_OutputReference] = None  # made by the array interfaces
+        self._output: Any = None         # the output's description, read once (it never changes)
+        self._complete = False           # a wait returned: later waits (an export's) need no call
 
     def _handle(self) -> Any:
         if self._h is None:
@@ -51,8 +53,13 @@ class Batch:
     def wait(self) -> "Batch":
         """Blocks (without the GIL) until the batch completes; raises the error
         that failed it. Returns self."""
-        self._handle().wait()
+        self._wait(self._handle())
         return self
+
+    def _wait(self, handle: Any) -> None:
+        if not self._complete:
+            handle.wait()
+            self._complete = True
 
     def done(self) -> bool:
         """True when complete, False while in flight; raises if it failed."""
@@ -74,7 +81,10 @@ class Batch:
 
     # ---- the output ----
     def _info(self) -> Any:
-        return self._handle().output()
+        handle = self._handle()
+        if self._output is None:
+            self._output = handle.output()
+        return self._output
 
     @property
     def shape(self) -> Tuple[int, ...]:
@@ -115,10 +125,8 @@ class Batch:
 
     # ---- interop ----
     def __dlpack_device__(self) -> Tuple[int, int]:
-        info = self._info()
-        if info.device_kind == Device.CUDA:
-            return (_KDL_CUDA, info.device_index)
-        return (_KDL_CPU, 0)
+        self._handle()  # raises once closed
+        return self._context._dlpack_device
 
     def __dlpack__(self, *, stream: Any = None, max_version: Optional[Tuple[int, int]] = None,
                    dl_device: Optional[Tuple[int, int]] = None, copy: Optional[bool] = None) -> Any:
@@ -126,20 +134,22 @@ class Batch:
         consumer's stream (array API: None or 1 the legacy default stream,
         2 per-thread, -1 no synchronization); it is made to wait for the batch.
         On the CPU the call waits for the batch."""
-        info = self._info()
-        device = self.__dlpack_device__()
+        handle = self._handle()
+        device = self._context._dlpack_device
         if dl_device is not None and tuple(dl_device) != device:
             raise BufferError(f"dl_device is {tuple(dl_device)}: the batch is on {device}; ferry does not copy")
         if copy:
             raise BufferError("copy is True: ferry exports its output without a copy")
-        if info.device_kind == Device.CUDA:
+        if device[0] == _KDL_CUDA:
             if stream != -1:
                 s = stream_address(stream)
-                self._handle().stream_wait(None if s in (None, 1) else s)
+                s = 0 if s in (None, 1) else s  # None and 1: the legacy default stream
+                if s != self._handoff_stream:  # the hand-off at submit already ordered that stream
+                    handle.stream_wait(s)
         else:
-            self._handle().wait()
+            self._wait(handle)
         versioned = max_version is not None and tuple(max_version)[0] >= 1
-        return _swig.dlpack_capsule(self._handle(), self._out, versioned)
+        return _swig.dlpack_capsule(handle, self._out, versioned)
 
     def _hold_output(self) -> None:
         """An array interface hands out a bare address: this object, which the
@@ -157,7 +167,7 @@ class Batch:
             raise AttributeError("__cuda_array_interface__: the batch is on the CPU (use __array_interface__)")
         stream = self._handoff_stream
         if stream is None:
-            self._handle().wait()
+            self._wait(self._handle())
         self._hold_output()
         return {"shape": self.shape, "typestr": typestr(DType(info.dtype)), "data": (info.data, False),
                 "strides": self.strides, "version": 3,
@@ -169,7 +179,7 @@ class Batch:
         info = self._info()
         if info.device_kind == Device.CUDA:
             raise AttributeError("__array_interface__: the batch is on a GPU (use __dlpack__ or __cuda_array_interface__)")
-        self._handle().wait()
+        self._wait(self._handle())
         self._hold_output()
         return {"shape": self.shape, "typestr": typestr(DType(info.dtype)), "data": (info.data, False),
                 "strides": self.strides, "version": 3}

@@ -5,9 +5,9 @@ from typing import Any, Dict, Optional
 
 from . import ferry_swig as _swig
 from ._arrays import stream_address, view
-from ._batch import Batch
-from ._descriptors import make_output, make_source, make_transform
-from ._enums import Device, Layout, MemoryKind, SourcePolicy, Status
+from ._batch import _KDL_CPU, _KDL_CUDA, Batch
+from ._descriptors import TransformSpec, cached_transform, make_output, make_source, make_transform
+from ._enums import Device, Layout, MemoryKind, SourcePolicy, Status, parse_layout
 from ._errors import error
 
 _OPTION_FIELDS = ("device_index", "stream_count", "high_priority_streams", "pinned_cache_bytes",
@@ -17,8 +17,8 @@ _OPTION_FIELDS = ("device_index", "stream_count", "high_priority_streams", "pinn
                   "pinned_method")
 
 
-def _transform(transform: Any, kwargs: Dict[str, Any], source: Any) -> Any:
-    """The ferry_transform for `source` (mean/std broadcast to its channels)."""
+def _spec(transform: Any, kwargs: Dict[str, Any]) -> TransformSpec:
+    """The TransformSpec of a Transform or of the keywords (cached per keyword set)."""
     if transform is not None and kwargs:
         raise error(Status.INVALID_ARGUMENT,
                     f"transform and {sorted(kwargs)} are both given: pass a Transform or keywords")
@@ -27,8 +27,27 @@ def _transform(transform: Any, kwargs: Dict[str, Any], source: Any) -> Any:
             raise error(Status.INVALID_ARGUMENT,
                         f"transform is a {type(transform).__name__}: a ferry.Transform expected "
                         "(or pass the transform keywords themselves)")
-        return transform._spec.build(source)
-    return make_transform(**kwargs).build(source)
+        return transform._spec
+    return cached_transform(kwargs)
+
+
+def _transform(transform: Any, kwargs: Dict[str, Any], source: Any) -> Any:
+    """The ferry_transform for `source` (mean/std broadcast to its channels)."""
+    return _spec(transform, kwargs).build(source)
+
+
+def _is_torch(obj: Any) -> bool:
+    return type(obj).__module__.startswith("torch")
+
+
+def _torch_as_numpy(tensor: Any) -> Any:
+    """A PyTorch CPU tensor as the NumPy array over its memory (no copy) for the
+    buffer-protocol path; the tensor itself where that cannot be (the general
+    path describes it: a CUDA tensor, one that requires grad)."""
+    try:
+        return tensor.numpy()
+    except (RuntimeError, TypeError):
+        return tensor
 
 
 class Transform:
@@ -63,6 +82,9 @@ class Context:
             if value is not None:
                 setattr(raw, name, int(value))
         self._h = _swig.Context(raw)
+        # Read once: every batch's output is on the context's device (Batch.__dlpack_device__).
+        kind, index = self._h.device_kind(), self._h.device_index()
+        self._dlpack_device = (_KDL_CUDA, index) if kind == Device.CUDA else (_KDL_CPU, 0)
         self._closed = False
         self._registered: Dict[int, Any] = {}
 
@@ -102,14 +124,24 @@ class Context:
             per_sample_crop ((n, 4)), per_sample_mirror ((n,)),
             pad_channels_to_4, pad_value, pad_outside, fill_value.
         """
+        spec = _spec(transform, transform_kwargs)
+        handoff = stream_address(stream)
+        if out is None and not isinstance(source, (list, tuple)):
+            # The common case in one crossing (ferry_python.i: submit_array); None where the
+            # general path below must look at the source, or build the transform first.
+            array = _torch_as_numpy(source) if _is_torch(source) else source
+            layout = source_layout if type(source_layout) is Layout else parse_layout(source_layout, "source_layout")
+            handle = self._h.submit_array(array, int(layout), spec.built, handoff, int(priority),
+                                          int(SourcePolicy(source_policy)), int(chunk_bytes))
+            if handle is not None:
+                return Batch(handle, self, None, handoff)
         src, keepalive = make_source(source, source_layout)
-        t = _transform(transform, transform_kwargs, src)
+        t = spec.build(src)
         output = None
         if out is not None:
             output, out_keep = make_output(out, _swig.transform_output_info(src, t))
             keepalive.append(out_keep)
         opts = _swig.SubmitOptions()
-        handoff = stream_address(stream)
         if handoff is not None:
             opts.handoff_stream = handoff
             opts.has_handoff_stream = 1

@@ -233,7 +233,8 @@ class TransformSpec:
                                                                                       "per_sample_mirror")
         self.pad_outside = bool(pad_outside)
         self.fill_value = _number(fill_value, "fill_value")
-        self._built: Dict[Tuple[int, int], Any] = {}
+        # The ferry_transforms built, per source (c, n): read by Context.submit's one-crossing path.
+        self.built: Dict[Tuple[int, int], Any] = {}
 
     def keywords(self) -> str:
         """The keywords as Python source (the defaults left out but dtype and layout)."""
@@ -280,12 +281,12 @@ class TransformSpec:
     def build(self, source: Any) -> Any:
         """The ferry_transform (SWIG Transform) for `source` (a SWIG Source)."""
         key = (int(source.c), int(source.n))
-        t = self._built.get(key)
+        t = self.built.get(key)
         if t is None:
             t = self._make(*key)
-            if len(self._built) >= 8:
-                self._built.clear()
-            self._built[key] = t
+            if len(self.built) >= 8:
+                self.built.clear()
+            self.built[key] = t
         return t
 
     def _make(self, source_channels: int, n: int) -> Any:
@@ -335,6 +336,43 @@ def make_transform(**kwargs: Any) -> TransformSpec:
     an unknown keyword is a TypeError naming the closest known one."""
     check_keywords(kwargs, TRANSFORM_KEYWORDS, "the transform", "transform keywords")
     return TransformSpec(**kwargs)
+
+
+def _key(kwargs: Dict[str, Any]) -> Tuple[Any, ...]:
+    """A hashable stand-in for the keywords that tells apart what the checks
+    tell apart (True from 1, a list from a tuple, 1 from 1.0 in a list); hash()
+    raises TypeError for what has none (NumPy arrays, nested lists)."""
+    parts = []
+    for name, value in kwargs.items():
+        kind = type(value)
+        if kind is list or kind is tuple:
+            parts.append((name, kind, tuple(map(type, value)), tuple(value)))
+        else:
+            parts.append((name, kind, value))
+    key = tuple(parts)
+    hash(key)
+    return key
+
+
+_SPECS: Dict[Any, TransformSpec] = {}
+
+
+def cached_transform(kwargs: Dict[str, Any]) -> TransformSpec:
+    """make_transform(**kwargs), the same spec again for the same keywords
+    (the spec keeps the ferry_transforms it built per source shape), so a loop
+    that submits with keywords checks and builds them once. Thread-safe (the
+    GIL); at most 64 keyword sets are kept."""
+    try:
+        key = _key(kwargs)
+    except TypeError:
+        return make_transform(**kwargs)
+    spec = _SPECS.get(key)
+    if spec is None:
+        spec = make_transform(**kwargs)
+        if len(_SPECS) >= 64:
+            _SPECS.clear()
+        _SPECS[key] = spec
+    return spec
 
 
 def make_output(out: Any, info: Any) -> Tuple[Any, Any]:

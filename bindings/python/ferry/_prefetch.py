@@ -1,0 +1,220 @@
+"""PrefetchLoader: batches from any iterable staged `depth` ahead by ferry.
+
+What users know from timm's PrefetchLoader, torchtnt's CudaDataPrefetcher and
+tf.data's prefetch_to_device, with ferry doing the copy and the conversion:
+while the caller works on batch k, batches k+1 .. k+depth are already being
+copied and converted. Each is handed off to the stream that is current when
+it is submitted (PyTorch's current CUDA stream when torch uses CUDA), so what
+the loader yields is ready on the caller's stream without a host sync.
+"""
+from __future__ import annotations
+
+import sys
+from collections import deque
+from typing import Any, Deque, Iterable, Iterator, Optional, Tuple
+
+from ._batch import Batch
+from ._context import Context, Transform
+from ._enums import Device, Layout, SourcePolicy, Status
+from ._errors import FerryError, error
+
+def _is_torch(obj: Any) -> bool:
+    return type(obj).__module__.startswith("torch")
+
+
+def _ndim(obj: Any) -> Optional[int]:
+    shape = getattr(obj, "shape", None)
+    return len(shape) if shape is not None else None
+
+
+class _Item:
+    """One item of the iterable: the uint8 batch ferry stages, and the item
+    itself for the fields that pass through (rebuilt around the output)."""
+
+    __slots__ = ("images", "record", "key")
+
+    def __init__(self, item: Any, field: Any) -> None:
+        self.record: Any = None  # the dict / tuple / list the batch came in, or None
+        self.key: Any = None     # its key or index
+        if isinstance(item, dict):
+            self.key = self._dict_key(item, field)
+        elif isinstance(item, tuple) or (isinstance(item, list) and item and
+                                         (field is not None or _ndim(item[0]) == 4)):
+            # A record (images, labels, ...); a DataLoader collates tuples into lists. A list
+            # whose first element is one image (2-D or 3-D) is a list of samples instead.
+            index = 0 if field is None else field
+            if isinstance(index, bool) or not isinstance(index, int) or not -len(item) <= index < len(item):
+                raise error(Status.INVALID_ARGUMENT,
+                            f"field is {index!r}: the item is a record of {len(item)} fields, indexed by an int")
+            self.key = index % len(item)
+        else:
+            self.images = item
+            return
+        self.record = item
+        self.images = item[self.key]
+
+    @staticmethod
+    def _dict_key(item: dict, field: Any) -> Any:
+        if field is not None:
+            if field not in item:
+                raise error(Status.INVALID_ARGUMENT, f"field is {field!r}: the item's keys are {list(item)}")
+            return field
+        images = [k for k, v in item.items() if _ndim(v) in (3, 4) and str(getattr(v, "dtype", "")).endswith("uint8")]
+        if len(images) != 1:
+            raise error(Status.INVALID_ARGUMENT,
+                        f"the item is a dict with {len(images)} uint8 image fields {images}: "
+                        "name the one to stage with field=")
+        return images[0]
+
+    def move_rest(self, move: Any) -> None:
+        """Moves the passing-through fields (PyTorch tensors) to the device."""
+        if isinstance(self.record, dict):
+            self.record = {k: (v if k == self.key else move(v)) for k, v in self.record.items()}
+        elif self.record is not None:
+            self.record = type(self.record)(v if i == self.key else move(v) for i, v in enumerate(self.record))
+
+    def rebuild(self, output: Any) -> Any:
+        """The item with the staged batch replaced by `output`."""
+        if self.record is None:
+            return output
+        if isinstance(self.record, dict):
+            return {k: (output if k == self.key else v) for k, v in self.record.items()}
+        return type(self.record)(output if i == self.key else v for i, v in enumerate(self.record))
+
+
+class PrefetchLoader:
+    """Wraps an iterable of uint8 host batches and yields them converted on
+    the context's device, `depth` batches submitted ahead.
+
+    iterable: yields uint8 batches: (n, h, w, c) arrays (NumPy, a PyTorch CPU
+        tensor, any buffer), lists of per-sample arrays, or records: tuples
+        (or a DataLoader's lists) whose `field` (default 0) is the batch, and
+        dicts whose `field` (default: the one uint8 image field) is. The other
+        fields pass through; PyTorch tensors among them are moved to the
+        context's device (non_blocking).
+    context: the ferry.Context that stages (it stays the caller's to close).
+    depth: batches in flight ahead of the one yielded (default 2, >= 1).
+    torch: yield PyTorch tensors (torch.from_dlpack, the batch released at
+        once); False: yield the ferry.Batch itself, which any DLPack consumer
+        takes and which is closed when the next item is asked for.
+    transform, transform keywords (mean=, std=, dtype=, layout=, ...),
+    source_layout, source_policy: as for Context.submit.
+
+    len(loader) is len(iterable). Leaving the loop (break, an exception in the
+    loop or in the iterable) waits for the batches in flight and releases them,
+    then the error, if any, reaches the caller. A loader may be iterated again
+    (each pass iterates the iterable anew). One loop at a time per iterator:
+    an iterator is not thread-safe; the context is.
+    """
+
+    def __init__(self, iterable: Iterable[Any], context: Context, *, depth: int = 2, torch: bool = False,
+                 field: Any = None, transform: Optional[Transform] = None, source_layout: Layout = Layout.NHWC,
+                 source_policy: SourcePolicy = SourcePolicy.AUTO, **transform_kwargs: Any) -> None:
+        if not isinstance(context, Context):
+            raise error(Status.INVALID_ARGUMENT,
+                        f"context is a {type(context).__name__}: a ferry.Context expected")
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+            raise error(Status.INVALID_ARGUMENT,
+                        f"depth is {depth!r}: the batches kept in flight ahead, an int >= 1 (default 2)")
+        self._iterable = iterable
+        self._context = context
+        self._depth = depth
+        self._torch = bool(torch)
+        self._field = field
+        self._submit_args = dict(source_layout=source_layout, source_policy=source_policy)
+        if transform is not None and (transform_kwargs or not isinstance(transform, Transform)):
+            raise error(Status.INVALID_ARGUMENT, f"transform is {transform!r} with keywords {sorted(transform_kwargs)}: "
+                        "pass one ferry.Transform, or the transform keywords")
+        # Checked now (a bad keyword fails here, not at the first batch); reused for every batch.
+        self._transform = transform if transform is not None else Transform(**transform_kwargs)
+
+    @property
+    def depth(self) -> int:
+        return self._depth
+
+    def __len__(self) -> int:
+        return len(self._iterable)  # type: ignore[arg-type]
+
+    def __iter__(self) -> Iterator[Any]:
+        if self._context.closed:
+            raise error(Status.INVALID_HANDLE, "the loader's context is closed: Context.close() was called "
+                        "before iterating")
+        return self._run()
+
+    # ---- the loop ----
+    def _run(self) -> Iterator[Any]:
+        stream, move = self._device_hooks()
+        items = iter(self._iterable)
+        pending: Deque[Tuple[Batch, _Item, Any]] = deque()
+        yielded: Optional[Batch] = None
+        index = 0
+        try:
+            while True:
+                while len(pending) < self._depth + 1:  # the one to yield plus `depth` ahead
+                    try:
+                        item = next(items)
+                    except StopIteration:
+                        break
+                    pending.append(self._submit(item, index, stream, move))
+                    index += 1
+                if not pending:
+                    return
+                batch, parts, handed_to = pending.popleft()
+                if yielded is not None:
+                    yielded.close()
+                    yielded = None
+                current = stream()
+                if current is not None and current != handed_to:
+                    batch.stream_wait(current)  # the caller moved to another stream
+                if self._torch:
+                    import torch
+                    with batch:
+                        output = torch.from_dlpack(batch)
+                else:
+                    output = yielded = batch
+                yield parts.rebuild(output)
+        finally:
+            self._finish(pending, yielded)
+
+    def _submit(self, item: Any, index: int, stream: Any, move: Any) -> Tuple[Batch, _Item, Any]:
+        parts = _Item(item, self._field)
+        handoff = stream()
+        try:
+            batch = self._context.submit(parts.images, self._transform, stream=handoff, **self._submit_args)
+        except FerryError as e:
+            raise type(e)(f"batch {index} from the iterable: {e.message}", e.status) from None
+        parts.images = None  # ferry holds the source until it has read it
+        parts.move_rest(move)  # now, so that these copies overlap with the loop's work too
+        return batch, parts, handoff
+
+    @staticmethod
+    def _finish(pending: Deque[Tuple[Batch, _Item, Any]], yielded: Optional[Batch]) -> None:
+        """Nothing left in flight: wait for each submitted batch (its error, if
+        any, is not the one to report) and release it."""
+        if yielded is not None:
+            yielded.close()
+        while pending:
+            batch = pending.popleft()[0]
+            try:
+                batch.wait()
+            except FerryError:
+                pass
+            finally:
+                batch.close()
+
+    def _device_hooks(self) -> Tuple[Any, Any]:
+        """(current stream, move): the stream to hand batches off to (torch's
+        current CUDA stream on a CUDA context where torch is loaded, else
+        None), and how a passing-through tensor reaches the context's device."""
+        torch = sys.modules.get("torch")
+        if self._context.device != Device.CUDA or torch is None or not torch.cuda.is_available():
+            return (lambda: None), (lambda v: v)
+        device = torch.device("cuda", self._context.device_index)
+
+        def stream() -> int:
+            return torch.cuda.current_stream(device).cuda_stream
+
+        def move(value: Any) -> Any:
+            return value.to(device, non_blocking=True) if isinstance(value, torch.Tensor) else value
+
+        return stream, move
