@@ -114,7 +114,10 @@ void StreamOrderedPool::reclaim_stream(Arena& arena, StreamKey stream, bool wait
   if (records_lazily(stream)) arena.epochs.record(stream);  // the lazy event
   const std::uint64_t safe = wait ? arena.epochs.wait(stream) : arena.epochs.poll(stream);
   arena.blocks.promote(stream, safe);
-  if (!arena.blocks.has_free_blocks_on(stream)) arena.epochs.forget_if_idle(stream);
+  // Streams come and go (a caller's), so idle ones are forgotten; but only
+  // beyond a few, so the pool's own streams keep their entry across reuses.
+  if (arena.epochs.tracked_streams() > 16 && !arena.blocks.has_free_blocks_on(stream))
+    arena.epochs.forget_if_idle(stream);
 }
 
 void StreamOrderedPool::reclaim(Arena& arena, bool wait) {
@@ -199,8 +202,7 @@ void* StreamOrderedPool::add_new_segment(Arena& home, void* segment, std::size_t
 }
 
 bool StreamOrderedPool::preallocate(std::size_t bytes) {
-  FERRY_EXPECT(reserve(bytes), Status::InvalidArgument, "a preallocation of ", bytes, " bytes: more than ",
-               options_.cap_option, " (", cap_bytes(), ") leaves room for");
+  if (!reserve(bytes)) return false;
   void* p = upstream_allocate(bytes);
   if (p == nullptr) return false;
   Arena& shared = *arenas_[0];

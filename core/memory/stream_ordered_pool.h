@@ -87,9 +87,9 @@ class StreamOrderedPool {
   // A block handed out and not freed, else Status::NotFound and nothing changes.
   void free(void* ptr);
   void free(void* ptr, StreamHandle stream);
-  // Preallocation: a segment of `bytes` (under the cap) from the upstream,
-  // wholly free, in arena 0, which then serves every thread before any
-  // grows. False when the upstream has no memory for it.
+  // Preallocation: a segment of `bytes` from the upstream, wholly free, in
+  // arena 0, which then serves every thread before any grows. False when it
+  // does not fit under the cap or the upstream has no memory for it.
   bool preallocate(std::size_t bytes);
 
   // Gives back every wholly free segment whose work completed (polled).
