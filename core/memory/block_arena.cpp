@@ -124,19 +124,6 @@ void BlockArena::release(ArenaBlock* block, StreamKey stream, std::uint64_t epoc
   insert_free(block);
 }
 
-void BlockArena::mark_pending(ArenaBlock* block) {
-  allocated_.erase(block->addr);
-  allocated_bytes_ -= block->size;
-  block->state = ArenaBlock::State::kPending;
-}
-
-void BlockArena::release_pending(ArenaBlock* block) {
-  block->state = ArenaBlock::State::kFree;
-  block->stream = kAnyStream;
-  block->epoch = 0;
-  insert_free(block);
-}
-
 void BlockArena::promote(StreamKey stream, std::uint64_t safe_epoch) {
   if (stream == kAnyStream) return;
   std::vector<ArenaBlock*> ready;
@@ -155,7 +142,7 @@ void BlockArena::promote(StreamKey stream, std::uint64_t safe_epoch) {
   }
   // Out of every set, and not mergeable until its own turn: a block not yet
   // re-keyed is never absorbed (so never deleted) by an earlier one's merge.
-  for (ArenaBlock* b : ready) b->state = ArenaBlock::State::kPending;
+  for (ArenaBlock* b : ready) b->state = ArenaBlock::State::kPromoting;
   for (ArenaBlock* b : ready) {
     b->state = ArenaBlock::State::kFree;
     b->stream = kAnyStream;

@@ -11,8 +11,8 @@
 //   its free neighbours that carry the same stream key. Blocks on different
 //   streams never merge, so a free never delays reuse of memory that was
 //   already reusable elsewhere.
-// - Pending blocks (pinned memory a copy may still read) are in no set: they
-//   are reusable by nobody until the owner calls release_pending.
+// - Host requests (key kAnyStream: pinned memory the host writes) are served
+//   only by blocks promoted to kAnyStream, so never while a copy may read them.
 //
 // Not thread-safe: the owner holds a mutex around every call. No CUDA here.
 #pragma once
@@ -35,7 +35,7 @@ constexpr StreamKey kAnyStream = ~StreamKey{0};
 struct ArenaSegment;
 
 struct ArenaBlock {
-  enum class State { kAllocated, kFree, kPending };
+  enum class State { kAllocated, kFree, kPromoting };  // kPromoting: out of every set, inside promote
   std::uintptr_t addr = 0;
   std::size_t size = 0;
   ArenaSegment* segment = nullptr;
@@ -80,9 +80,6 @@ class BlockArena {
   ArenaBlock* find_allocated(std::uintptr_t addr) const;
   // Gives an allocated block back, reusable at once on `stream` (kAnyStream: everywhere).
   void release(ArenaBlock* block, StreamKey stream, std::uint64_t epoch);
-  // Gives an allocated block back, reusable by nobody until release_pending.
-  void mark_pending(ArenaBlock* block);
-  void release_pending(ArenaBlock* block);
   // Free blocks on `stream` freed at an epoch < safe_epoch become reusable everywhere.
   void promote(StreamKey stream, std::uint64_t safe_epoch);
   // The streams that have free blocks not yet reusable everywhere.

@@ -1,36 +1,29 @@
-// DeviceCache: ferry's caching, stream-ordered device allocator.
+// DeviceCache: ferry's caching, stream-ordered device allocator, one
+// instance of StreamOrderedPool over DeviceSegments.
 //
 // Semantics (those of ferry_memory_alloc_device / ferry_memory_free_device):
 //   - a block freed on stream S is reusable at once by allocations on S;
 //   - on any other stream only after an event recorded on S after the free
-//     has completed (StreamEpochs); never through a device-wide sync.
+//     has completed (StreamEpochs); never through a device-wide sync. On the
+//     long-lived streams the event is recorded lazily, so the steady-state
+//     free path makes no CUDA call.
 // Size classes, splitting and merging: SizePolicy and BlockArena.
 // When cudaMalloc fails: every cached block is given back (waiting on the
 // events of blocks freed on streams, which is not a device sync) and the
 // allocation is retried once; then Status::OutOfMemory with the sizes.
 // Bounded: free bytes held beyond max_cached_bytes are given back at free.
 //
-// Concurrency: the cache is split into arenas, each with its own lock and
-// counters on its own cache lines, one per live thread (thread_arena_slot).
-// A thread serves itself from its home arena and grows it with new segments;
-// blocks cached in other arenas serve it only when the device is full, so
-// threads do not contend in steady state. A block is freed to the arena that
-// holds it.
-// Every public method is thread-safe.
+// Arenas, one per live thread, as StreamOrderedPool's: threads do not
+// contend in steady state. Every public method is thread-safe.
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <memory>
-#include <mutex>
+#include <string>
 #include <vector>
 
-#include "core/memory/block_arena.h"
-#include "core/device/device_runtime.h"
-#include "core/memory/memory_counters.h"
 #include "core/memory/orphan_segments.h"
-#include "core/memory/stream_epochs.h"
-#include "core/device/event_pool.h"
+#include "core/memory/stream_ordered_pool.h"
 
 namespace ferry::core {
 
@@ -52,57 +45,33 @@ class DeviceCache {
   DeviceCache(DeviceRuntime& backend, EventPool& events, Options options);
   // Gives every segment back, blocks still handed out included, except the
   // segments Options::orphans adopts.
-  ~DeviceCache();
+  ~DeviceCache() = default;
   DeviceCache(const DeviceCache&) = delete;
   DeviceCache& operator=(const DeviceCache&) = delete;
 
   // A block of at least `bytes` (aligned to 512), usable at once on `stream`.
   // Throws Status::InvalidArgument (0), Status::Overflow, Status::OutOfMemory.
-  void* allocate(std::size_t bytes, StreamHandle stream);
+  void* allocate(std::size_t bytes, StreamHandle stream) { return pool_.allocate(bytes, stream); }
   // Gives a block back in the order of `stream` (see above). A pointer this
   // cache did not hand out, or freed already: Status::NotFound, nothing changed.
-  void free(void* ptr, StreamHandle stream);
+  void free(void* ptr, StreamHandle stream) { pool_.free(ptr, stream); }
   // Gives back every wholly free segment whose blocks' work has completed
   // (polled, never waited for). Returns the bytes given back.
-  std::size_t trim();
+  std::size_t trim() { return pool_.trim(); }
   // Whether ptr is the start of a block handed out and not freed.
-  bool owns(const void* ptr) const;
+  bool owns(const void* ptr) const { return pool_.owns(ptr); }
 
-  AllocatorStats stats() const;
-  void reset_counters() noexcept;  // hits, misses, calls; not the byte gauges
-  std::size_t arena_count() const noexcept { return arenas_.size(); }
+  AllocatorStats stats() const { return pool_.stats(); }
+  void reset_counters() noexcept { pool_.reset_counters(); }  // hits, misses, calls; not the byte gauges
+  std::size_t arena_count() const noexcept { return pool_.arena_count(); }
   // For tests: "" when every arena's invariants hold.
-  std::string check_invariants() const;
+  std::string check_invariants() const { return pool_.check_invariants(); }
 
  private:
-  struct alignas(kArenaAlign) Arena {
-    Arena(const SizePolicy& policy, EventPool& events) : blocks(policy), epochs(events) {}
-    mutable std::mutex mutex;
-    ArenaCounters counters;
-    BlockArena blocks;
-    StreamEpochs epochs;
-  };
+  static StreamOrderedPool::Options pool_options(Options options);
 
-  StreamKey key_of(StreamHandle stream) const noexcept;
-  bool is_long_lived(StreamHandle stream) const noexcept;
-  ArenaBlock* try_cached(Arena& arena, std::size_t rounded, StreamKey key, bool reclaim);
-  void reclaim(Arena& arena, bool wait);  // makes completed frees reusable everywhere
-  void* grow(Arena& home, std::size_t bytes, std::size_t rounded, StreamKey key);
-  std::uint64_t in_use_now() const noexcept;
-  std::size_t release_free_segments(Arena& arena, std::size_t bytes_wanted, bool wait);
-  void enforce_cap();
-  std::uint64_t cached_now() const noexcept;
-  void* backend_malloc(std::size_t bytes);
-
-  DeviceRuntime& backend_;
-  EventPool& events_;
-  Options options_;
-  bool streams_;  // false on the CPU backend: every stream is the same
-  std::vector<std::unique_ptr<Arena>> arenas_;
-
-  std::atomic<std::uint64_t> reserved_{0};  // changes only when segments come and go
-  std::atomic<std::uint64_t> peak_{0};      // raised only when an arena reaches a new high
-  CallCounter malloc_calls_;
+  DeviceSegments segments_;
+  StreamOrderedPool pool_;
 };
 
 }  // namespace ferry::core

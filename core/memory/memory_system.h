@@ -8,7 +8,7 @@
 // What the pipeline uses:
 //   stream_pool().acquire()                  a pool stream, round-robin
 //   event_pool().acquire()/release(e)        events without creating any in steady state
-//   pinned_pool().allocate/free/free_on_stream/free_on_event   staging blocks
+//   pinned_pool().allocate/free/free_on_stream   pinned blocks (the staging ring's too)
 //   is_ferry_pinned(ptr, bytes)              source already in ferry's pinned memory?
 //   registry().lookup_or_register(ptr, bytes, true) ... registry().unpin(ptr, bytes)
 //   device_cache().allocate(bytes, stream) / free(ptr, stream)

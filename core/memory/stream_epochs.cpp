@@ -4,7 +4,7 @@ namespace ferry::core {
 
 StreamEpochs::~StreamEpochs() {
   for (auto& [key, s] : streams_)
-    for (auto& [epoch, event] : s.outstanding) events_.release(event);
+    for (const Recorded& r : s.outstanding) events_.release(r.event);
 }
 
 std::uint64_t StreamEpochs::note_free(StreamKey stream) {
@@ -18,7 +18,7 @@ void StreamEpochs::record(StreamKey stream) {
   if (!s.dirty) return;
   EventLease event(events_);
   events_.backend().event_record(event.get(), handle(stream));
-  s.outstanding.emplace_back(s.epoch, event.get());
+  s.outstanding.push_back({s.epoch, ++recorded_, event.get()});
   event.release();
   ++s.epoch;
   s.dirty = false;
@@ -28,9 +28,9 @@ std::uint64_t StreamEpochs::poll(StreamKey stream) {
   auto it = streams_.find(stream);
   if (it == streams_.end()) return 0;
   PerStream& s = it->second;
-  while (!s.outstanding.empty() && events_.backend().event_query(s.outstanding.front().second)) {
-    s.safe = s.outstanding.front().first + 1;
-    events_.release(s.outstanding.front().second);
+  while (!s.outstanding.empty() && events_.backend().event_query(s.outstanding.front().event)) {
+    s.safe = s.outstanding.front().epoch + 1;
+    events_.release(s.outstanding.front().event);
     s.outstanding.pop_front();
   }
   return s.safe;
@@ -41,13 +41,31 @@ std::uint64_t StreamEpochs::wait(StreamKey stream) {
   auto it = streams_.find(stream);
   if (it == streams_.end()) return 0;
   if (!it->second.outstanding.empty())
-    events_.backend().event_synchronize(it->second.outstanding.back().second);
+    events_.backend().event_synchronize(it->second.outstanding.back().event);
   return poll(stream);
 }
 
 void StreamEpochs::forget_if_idle(StreamKey stream) {
   auto it = streams_.find(stream);
   if (it != streams_.end() && it->second.outstanding.empty() && !it->second.dirty) streams_.erase(it);
+}
+
+EventHandle StreamEpochs::oldest_outstanding() const {
+  const Recorded* oldest = nullptr;
+  for (const auto& [key, s] : streams_)
+    if (!s.outstanding.empty() && (oldest == nullptr || s.outstanding.front().order < oldest->order))
+      oldest = &s.outstanding.front();
+  return oldest == nullptr ? nullptr : oldest->event;
+}
+
+void StreamEpochs::wait_all_recorded() {
+  for (const auto& [key, s] : streams_)
+    if (!s.outstanding.empty()) events_.backend().event_synchronize(s.outstanding.back().event);
+}
+
+std::size_t StreamEpochs::outstanding_events(StreamKey stream) const {
+  auto it = streams_.find(stream);
+  return it == streams_.end() ? 0 : it->second.outstanding.size();
 }
 
 std::size_t StreamEpochs::outstanding_events() const {

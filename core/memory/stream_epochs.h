@@ -44,21 +44,33 @@ class StreamEpochs {
   std::uint64_t wait(StreamKey stream);
   // Drops the bookkeeping of a stream with nothing outstanding (its blocks are gone).
   void forget_if_idle(StreamKey stream);
+  // The event recorded first of those not yet seen complete, on any stream;
+  // nullptr when none. Waiting on it frees the memory in flight longest.
+  EventHandle oldest_outstanding() const;
+  // Waits (event synchronize) for every event recorded so far; records none.
+  void wait_all_recorded();
 
   std::size_t outstanding_events() const;
+  std::size_t outstanding_events(StreamKey stream) const;
   std::size_t tracked_streams() const noexcept { return streams_.size(); }
 
  private:
+  struct Recorded {
+    std::uint64_t epoch;  // the epoch it closed
+    std::uint64_t order;  // when it was recorded, over all streams
+    EventHandle event;
+  };
   struct PerStream {
     std::uint64_t epoch = 0;   // the open epoch: frees now are tagged with it
     bool dirty = false;        // the open epoch has frees no event covers yet
     std::uint64_t safe = 0;
-    std::deque<std::pair<std::uint64_t, EventHandle>> outstanding;  // (closed epoch, event)
+    std::deque<Recorded> outstanding;
   };
   static StreamHandle handle(StreamKey key) { return reinterpret_cast<StreamHandle>(key); }
 
   EventPool& events_;
   std::unordered_map<StreamKey, PerStream> streams_;
+  std::uint64_t recorded_ = 0;
 };
 
 }  // namespace ferry::core

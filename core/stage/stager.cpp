@@ -39,7 +39,7 @@ Stager::Stager(Parts parts)
   output_home_->stager.store(this, std::memory_order_release);
   output_home_->orphans = memory_.orphans();
   if (!parts_.convert_on_host) {
-    ring_ = std::make_unique<StagingRing>(memory_.pinned_pool(), runtime_, memory_.event_pool(),
+    ring_ = std::make_unique<StagingRing>(memory_.pinned_pool(), memory_.event_pool(),
                                           parts_.options.max_staging_bytes, streams_.streams().size() + 2);
     inputs_ = std::make_unique<StreamInputs>(memory_.device_cache(), streams_.streams());
   }

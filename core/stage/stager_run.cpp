@@ -56,11 +56,11 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
     work.queued = true;
     return;
   }
-  StagingRing::Slot* slot = nullptr;
+  void* slot = nullptr;  // the chunk's staging buffer
   if (b.route == BatchRoute::kStaged) {
     slot = ring_->acquire(static_cast<std::size_t>(c.bytes));
     try {
-      gather_chunk(b, c, static_cast<std::uint8_t*>(slot->data));
+      gather_chunk(b, c, static_cast<std::uint8_t*>(slot));
     } catch (...) {
       ring_->release_unused(slot);
       throw;
@@ -92,7 +92,7 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
       NvtxRange range("ferry copy");
       copy_started = true;
       if (slot != nullptr) {
-        runtime_.copy(lease.buffer(), slot->data, static_cast<std::size_t>(c.bytes), s);
+        runtime_.copy(lease.buffer(), slot, static_cast<std::size_t>(c.bytes), s);
       } else {
         copy_chunk_direct(b, c, lease.buffer(), s);
       }
@@ -100,7 +100,7 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
     if (work.copied != nullptr) runtime_.event_record(work.copied, s);
     if (timed_here) counters_.h2d_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
     if (slot != nullptr) {
-      StagingRing::Slot* copied = slot;
+      void* copied = slot;
       slot = nullptr;
       ring_->release_after_copy(copied, s);
     }

@@ -96,14 +96,17 @@ TEST(MemoryBlockArena, BlocksOfDifferentStreamsDoNotMergeUntilPromoted) {
   EXPECT_EQ(a.reserved_bytes(), 0u);
 }
 
-TEST(MemoryBlockArena, PendingBlocksAreReusedOnlyAfterRelease) {
+TEST(MemoryBlockArena, BlocksFreedOnAStreamServeHostRequestsOnlyOncePromoted) {
   BlockArena a(SizePolicy::pinned());
   ArenaBlock* b = a.allocate_from_new_segment(kBase, 4 * MiB, 4 * MiB, kAnyStream);
-  a.mark_pending(b);
+  a.release(b, /*stream=*/0x10, /*epoch=*/3);
   EXPECT_EQ(a.find_allocated(kBase), nullptr);  // freeing it again is an error for the owner
+  EXPECT_EQ(a.allocate(4 * MiB, kAnyStream), nullptr);  // the stream's work may still read it
+  a.promote(0x10, 3);                                   // epoch 3 is not safe yet
   EXPECT_EQ(a.allocate(4 * MiB, kAnyStream), nullptr);
-  a.release_pending(b);
+  a.promote(0x10, 4);
   EXPECT_NE(a.allocate(4 * MiB, kAnyStream), nullptr);
+  EXPECT_EQ(a.check_invariants(), "");
 }
 
 TEST(MemoryBlockArena, SegmentContains) {

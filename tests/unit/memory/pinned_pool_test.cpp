@@ -76,18 +76,6 @@ TEST_F(PinnedPoolTest, BlockFreedOnAStreamWaitsForItsEvent) {
   EXPECT_EQ(pool.check_invariants(), "");
 }
 
-TEST_F(PinnedPoolTest, FreeOnEventTakesTheCallersEvent) {
-  PinnedPool pool = make();
-  void* a = pool.allocate(12 * MiB);
-  EventHandle e = events.acquire();
-  backend.event_record(e, stream(0x10));
-  pool.free_on_event(a, e);
-  EXPECT_NE(pool.allocate(12 * MiB), a);
-  backend.complete_stream(stream(0x10));
-  EXPECT_EQ(pool.allocate(12 * MiB), a);
-  EXPECT_EQ(events.idle(), 1u);  // back in the pool
-}
-
 TEST_F(PinnedPoolTest, AtTheCapWaitsForABlockInFlight) {
   PinnedPool pool = make(/*cap=*/24 * MiB, /*wait=*/true);
   void* a = pool.allocate(12 * MiB);
