@@ -80,7 +80,8 @@ class Stager {
   void abandon(const std::shared_ptr<Batch>& batch) noexcept;
 
   // The batch operations of the C API; each throws ferry::Error
-  // (Status::InvalidHandle once the context is gone).
+  // (Status::InvalidHandle once the batch gave its resources back). The
+  // caller keeps the stager alive for the call (the C ABI holds the context).
   void wait(Batch& batch);
   bool query(Batch& batch);  // true: complete; false: in flight; throws the batch's error
   void stream_wait(Batch& batch, StreamHandle stream);
@@ -140,8 +141,6 @@ class Stager {
   StreamPool& streams_;      // memory_'s
   std::shared_ptr<StagerLink> link_;
   std::shared_ptr<OutputHome> output_home_;
-  int link_users_ = 0;  // under link_->mutex: batch operations running
-  std::condition_variable link_idle_;
   InFlightGate gate_;
   std::atomic<std::uint64_t> unreleased_{0};  // batches holding an unreleased slot
   ThreadPool staging_pool_;
@@ -149,24 +148,6 @@ class Stager {
   std::unique_ptr<StreamInputs> inputs_;
   BatchQueue to_stage_, to_complete_;
   std::thread staging_thread_, completion_thread_;
-
-  friend class StagerUse;
-};
-
-// Holds a batch's stager for the length of one API call, so the context's
-// destruction waits for the call; Status::InvalidHandle when it is gone.
-class StagerUse {
- public:
-  explicit StagerUse(const Batch& batch);
-  ~StagerUse();
-  StagerUse(const StagerUse&) = delete;
-  StagerUse& operator=(const StagerUse&) = delete;
-  Stager* operator->() const noexcept { return stager_; }
-  Stager& get() const noexcept { return *stager_; }
-
- private:
-  std::shared_ptr<StagerLink> link_;
-  Stager* stager_ = nullptr;
 };
 
 }  // namespace ferry::core
