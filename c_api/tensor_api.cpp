@@ -42,8 +42,7 @@ FERRY_API ferry_status ferry_tensor_retain(ferry_tensor_t* out, ferry_batch_t ba
   auto reference = std::make_shared<TensorReference>();
   {
     std::lock_guard<std::mutex> lock(b->mutex);
-    FERRY_EXPECT(!b->resources_freed && !b->detached, Status::InvalidHandle,
-                 "batch was released or its context was destroyed");
+    b->expect_held_locked();  // a release racing this one may have given the block back
     reference->info = b->info;
     reference->block = b->output_block;
     if (reference->block != nullptr) reference->block->share();

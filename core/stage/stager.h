@@ -92,8 +92,9 @@ class Stager {
   // dropped with it).
   bool owns(const Batch& batch) const noexcept { return batch.link() == link_; }
 
-  // Gives the batch's device resources back (link->mutex held by the caller).
-  void free_resources_locked(Batch& batch) noexcept;
+  // Gives the batch's device resources back to the pools; called once, by
+  // whoever a transition of the batch's hold names (batch_hold.h).
+  void give_back(Batch& batch) noexcept;
   // A ferry-allocated output whose last owner let go (see output_block.h):
   // back to the device cache after `home_stream` and every consumer stream.
   void return_output(void* data, StreamHandle home_stream, const std::vector<StreamHandle>& consumers) noexcept;
@@ -117,18 +118,14 @@ class Stager {
   void completion_loop();
   void finish(const std::shared_ptr<Batch>& batch);
   void unpin_source(Batch& batch) noexcept;
-  void give_place_back(Batch& batch) noexcept;
   void count_outcome(Batch& batch, bool failed) noexcept;
-  void take_unreleased_slot(Batch& batch);  // Status::OutOfMemory at the bound
-  void give_unreleased_slot_back(Batch& batch) noexcept;
-  // wait/query saw the batch complete without error: its place, its count,
-  // and its source's registrations (so ferry_memory_unregister_host works as soon as
-  // wait returns, not only once the completion thread has got round to it).
-  void observed_complete(Batch& batch) noexcept {
-    count_outcome(batch, false);
-    give_place_back(batch);
-    unpin_source(batch);
-  }
+  void take_unreleased_slot();  // Status::OutOfMemory at the bound
+  void give_unreleased_slot_back() noexcept;
+  // The first to see the batch complete (wait, query or the completion
+  // thread) gives its place in flight back, counts its outcome and unpins its
+  // source's registrations, so ferry_memory_unregister_host works as soon as
+  // wait returns, not only once the completion thread has got round to it.
+  void observe_completion(Batch& batch, bool failed) noexcept;
 
   template <typename Synchronize>
   void synchronize_unlocked(Batch& batch, std::unique_lock<std::mutex>& lock, Synchronize synchronize);

@@ -39,16 +39,13 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
       // Statistics only.
     }
   }
-  unpin_source(b);
-  if (b.launched) count_outcome(b, failed);
-  give_place_back(b);
+  observe_completion(b, failed);
   Status status = Status::Ok;
-  bool released = false;
+  bool give = false;  // released before it finished: finishing gives the resources back
   {
-    std::lock_guard<std::mutex> lock(b.mutex);
-    b.advance_locked(BatchStage::kFinished);
+    std::unique_lock<std::mutex> lock(b.mutex);
+    give = b.finish_locked(lock);
     status = b.error ? b.error->status() : Status::Ok;
-    released = b.released;
   }
   b.changed.notify_all();
   // Never under a ferry lock: the callback may call ferry (query, submit).
@@ -59,25 +56,27 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
       // A hook must not throw; one that does is not allowed to kill ferry's thread.
     }
   }
-  if (released) {
-    std::lock_guard<std::mutex> lock(link_->mutex);
-    free_resources_locked(b);
-  }
+  if (give) give_back(b);
 }
 
 void Stager::abandon(const std::shared_ptr<Batch>& batch) noexcept {
-  give_unreleased_slot_back(*batch);
   {
-    std::lock_guard<std::mutex> lock(batch->mutex);
+    std::unique_lock<std::mutex> lock(batch->mutex);
     batch->fail_locked(Error(Status::OutOfMemory, "the batch could not be given a handle"));
-    batch->released = true;
+    if (batch->release_locked(lock).first) give_unreleased_slot_back();
     batch->advance_locked(BatchStage::kEnqueued);
   }
   finish(batch);  // nothing was queued: completes at once, gives the place and the memory back
 }
 
+void Stager::observe_completion(Batch& b, bool failed) noexcept {
+  if (!b.first_to_observe_completion()) return;
+  unpin_source(b);
+  if (b.launched) count_outcome(b, failed);
+  gate_.leave();  // every prepared batch holds a place in flight
+}
+
 void Stager::count_outcome(Batch& b, bool failed) noexcept {
-  if (b.outcome_counted.exchange(true)) return;
   (failed ? counters_.batches_failed : counters_.batches_completed).fetch_add(1, std::memory_order_relaxed);
   if (!failed) {
     const ConvertPlan& p = b.plan;
@@ -87,12 +86,9 @@ void Stager::count_outcome(Batch& b, bool failed) noexcept {
   }
 }
 
-void Stager::give_place_back(Batch& b) noexcept {
-  if (b.holds_place.exchange(false)) gate_.leave();
-}
-
+// Once: by prepare when it fails or stages the source after all, else by the
+// first observer of completion; it empties the list.
 void Stager::unpin_source(Batch& b) noexcept {
-  if (b.source_unpinned.exchange(true)) return;
   for (const auto& [ptr, bytes] : b.pinned_ranges) {
     try {
       memory_.registry().unpin(ptr, bytes);
@@ -102,11 +98,8 @@ void Stager::unpin_source(Batch& b) noexcept {
   b.pinned_ranges.clear();
 }
 
-void Stager::free_resources_locked(Batch& b) noexcept {
-  std::unique_lock<std::mutex> lock(b.mutex);
-  b.changed.wait(lock, [&] { return b.event_users == 0; });
-  if (b.resources_freed) return;
-  b.resources_freed = true;
+void Stager::give_back(Batch& b) noexcept {
+  std::unique_lock<std::mutex> lock(b.mutex);  // tensor references read the block under it
   const std::vector<StreamHandle> consumers = b.consumers;
   std::shared_ptr<OutputBlock> block = std::move(b.output_block);
   lock.unlock();

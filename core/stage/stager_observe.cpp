@@ -14,19 +14,14 @@ void throw_if_failed(const Batch& b) {
   if (b.error) throw Error(*b.error);
 }
 
-void expect_usable(const Batch& b) {
-  FERRY_EXPECT(!b.resources_freed && !b.detached, Status::InvalidHandle,
-               "batch was released or its context was destroyed");
-}
-
 }  // namespace
 
 // Runs `synchronize` (waits on the batch's events) with the batch's lock let
-// go, counted in event_users so its events are not given back meanwhile; an
+// go, counted as an event user so its events are not given back meanwhile; an
 // error from the device is rethrown once the lock is held again.
 template <typename Synchronize>
 void Stager::synchronize_unlocked(Batch& b, std::unique_lock<std::mutex>& lock, Synchronize synchronize) {
-  ++b.event_users;
+  b.begin_event_use_locked();
   lock.unlock();
   std::optional<Error> failure;
   try {
@@ -36,20 +31,19 @@ void Stager::synchronize_unlocked(Batch& b, std::unique_lock<std::mutex>& lock, 
     failure = e;
   }
   lock.lock();
-  --b.event_users;
-  b.changed.notify_all();
+  b.end_event_use_locked();
   if (failure) throw Error(*failure);
 }
 
 void Stager::wait(Batch& b) {
   std::unique_lock<std::mutex> lock(b.mutex);
-  expect_usable(b);
+  b.expect_held_locked();
   b.wait_locked(lock, BatchStage::kEnqueued);
   if (b.route == BatchRoute::kConvertOnHost && !b.error) {
     // Converted on the host: the work is done once queued (Enqueued); no need
     // to wait for the completion thread's bookkeeping.
     lock.unlock();
-    observed_complete(b);
+    observe_completion(b, false);
     return;
   }
   if (b.stage_locked() == BatchStage::kEnqueued && !b.error && b.done_event != nullptr && runtime_.has_streams()) {
@@ -59,7 +53,7 @@ void Stager::wait(Batch& b) {
     synchronize_unlocked(b, lock, [&] { runtime_.event_synchronize(done); });
     if (!b.error) {
       lock.unlock();
-      observed_complete(b);
+      observe_completion(b, false);
       return;
     }
   }
@@ -69,20 +63,20 @@ void Stager::wait(Batch& b) {
 
 bool Stager::query(Batch& b) {
   std::lock_guard<std::mutex> lock(b.mutex);
-  expect_usable(b);
+  b.expect_held_locked();
   if (b.reached_locked(BatchStage::kFinished)) {
     throw_if_failed(b);
     return true;
   }
   if (!b.reached_locked(BatchStage::kEnqueued) || b.error) return false;
   if (b.route == BatchRoute::kConvertOnHost) {
-    observed_complete(b);
+    observe_completion(b, false);
     return true;
   }
   if (b.done_event == nullptr) return false;
   DeviceScope scope(runtime_);
   if (!runtime_.event_query(b.done_event)) return false;
-  observed_complete(b);
+  observe_completion(b, false);
   return true;
 }
 
@@ -92,7 +86,7 @@ void Stager::stream_wait(Batch& b, StreamHandle stream) {
     return;
   }
   std::unique_lock<std::mutex> lock(b.mutex);
-  expect_usable(b);
+  b.expect_held_locked();
   // The done event exists once every chunk is queued (for a staged batch, once
   // it is gathered): until then this waits on the host.
   b.wait_locked(lock, BatchStage::kEnqueued);
@@ -108,7 +102,7 @@ void Stager::stream_wait(Batch& b, StreamHandle stream) {
 
 bool Stager::source_reusable(Batch& b) {
   std::lock_guard<std::mutex> lock(b.mutex);
-  expect_usable(b);
+  b.expect_held_locked();
   if (b.reached_locked(BatchStage::kFinished)) return true;
   switch (b.route) {
     case BatchRoute::kConvertOnHost:
@@ -127,7 +121,7 @@ bool Stager::source_reusable(Batch& b) {
 
 void Stager::wait_source(Batch& b) {
   std::unique_lock<std::mutex> lock(b.mutex);
-  expect_usable(b);
+  b.expect_held_locked();
   if (b.route == BatchRoute::kStaged) {
     b.wait_locked(lock, BatchStage::kGathered);
     if (!b.error) return;
@@ -149,17 +143,13 @@ void Stager::wait_source(Batch& b) {
 }
 
 void Stager::release(Batch& b) {
-  give_unreleased_slot_back(b);
-  bool finished = false;
+  BatchHold::ReleaseStep step{};
   {
-    std::lock_guard<std::mutex> lock(b.mutex);
-    b.released = true;
-    finished = b.reached_locked(BatchStage::kFinished);
+    std::unique_lock<std::mutex> lock(b.mutex);
+    step = b.release_locked(lock);
   }
-  if (finished) {
-    std::lock_guard<std::mutex> lock(link_->mutex);
-    free_resources_locked(b);
-  }
+  if (step.first) give_unreleased_slot_back();
+  if (step.give_back) give_back(b);  // finished already; else finish gives them back
 }
 
 }  // namespace ferry::core

@@ -41,15 +41,14 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
   auto batch = std::make_shared<Batch>(link_);
   Batch& b = *batch;
   b.plan = make_convert_plan(source, transform, output);
-  take_unreleased_slot(b);  // given back by release or abandon, or below if prepare fails
+  take_unreleased_slot();  // given back by the batch's first release (or abandon), or below if prepare fails
   struct SlotGuard {
     Stager& stager;
-    Batch& batch;
     bool keep = false;
     ~SlotGuard() {
-      if (!keep) stager.give_unreleased_slot_back(batch);
+      if (!keep) stager.give_unreleased_slot_back();
     }
-  } slot{*this, b};
+  } slot{*this};
   b.view = source_view_of(b.plan, source);
   if (b.plan.source_has_samples) {
     const auto n = static_cast<std::size_t>(b.plan.n);
@@ -90,13 +89,12 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
     throw;
   }
   b.info = tensor_desc_of(b.plan, b.output, parts_.kind, parts_.kind == DeviceKind::Cuda ? parts_.device_index : -1);
-  place.dismiss();
-  b.holds_place = true;
+  place.dismiss();  // the batch's first observer of completion gives it back
   slot.keep = true;
   return batch;
 }
 
-void Stager::take_unreleased_slot(Batch& b) {
+void Stager::take_unreleased_slot() {
   const auto limit = static_cast<std::uint64_t>(parts_.options.max_unreleased_batches);
   if (unreleased_.fetch_add(1, std::memory_order_relaxed) >= limit) {
     unreleased_.fetch_sub(1, std::memory_order_relaxed);
@@ -104,12 +102,9 @@ void Stager::take_unreleased_slot(Batch& b) {
          " batches that were submitted and not released (options->max_unreleased_batches): each holds its "
          "output and bookkeeping until ferry_batch_release; release the batches you are done with");
   }
-  b.holds_unreleased_slot = true;
 }
 
-void Stager::give_unreleased_slot_back(Batch& b) noexcept {
-  if (b.holds_unreleased_slot.exchange(false)) unreleased_.fetch_sub(1, std::memory_order_relaxed);
-}
+void Stager::give_unreleased_slot_back() noexcept { unreleased_.fetch_sub(1, std::memory_order_relaxed); }
 
 void Stager::classify(Batch& b, SourcePolicy policy) {
   if (parts_.convert_on_host) {

@@ -257,7 +257,9 @@ TEST_F(StagedPipeline, DestroyedWithBatchesInFlightWaitsForThem) {
   stager_.reset();  // waits for all four, then detaches them
   for (auto& b : batches) {
     EXPECT_EQ(b->stage_locked(), core::BatchStage::kFinished);
-    EXPECT_TRUE(b->detached);
+    std::unique_lock<std::mutex> lock(b->mutex);
+    EXPECT_EQ(b->hold_locked(), core::BatchHold::State::kDetached);
+    EXPECT_THROW(b->expect_held_locked(), Error);
   }
   EXPECT_EQ(counters_.batches_completed.load(), 4u);
 }
