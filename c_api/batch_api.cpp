@@ -48,7 +48,7 @@ FERRY_API ferry_status ferry_batch_submit(ferry_batch_t* out, ferry_context_t ct
   }
   if (c_opts.callback != nullptr) {
     // The C callback gets the batch's handle, known only now, before the work starts.
-    batch->on_complete = [callback = c_opts.callback, user_data = c_opts.user_data, id](Status status) {
+    batch->submitted.on_complete = [callback = c_opts.callback, user_data = c_opts.user_data, id](Status status) {
       callback(api::handle_of<ferry_batch_t>(id), api::to_c(status), user_data);
     };
   }
@@ -98,7 +98,7 @@ FERRY_API ferry_status ferry_batch_describe_output(ferry_tensor_info* out, ferry
   FERRY_API_BEGIN
   api::read_struct(out, "out", api::c_defaults<ferry_tensor_info>());  // checks out->struct_size
   auto b = api::batch_table().get(api::handle_id(batch), "batch");
-  api::write_struct(out, api::to_c(b->info), "out");
+  api::write_struct(out, api::to_c(b->submitted.info), "out");
   FERRY_API_END
 }
 

@@ -42,9 +42,9 @@ FERRY_API ferry_status ferry_tensor_retain(ferry_tensor_t* out, ferry_batch_t ba
   auto reference = std::make_shared<TensorReference>();
   {
     std::lock_guard<std::mutex> lock(b->mutex);
-    b->expect_held_locked();  // a release racing this one may have given the block back
-    reference->info = b->info;
-    reference->block = b->output_block;
+    // A release racing this one may have given the block back: InvalidHandle.
+    reference->block = b->output_block_locked();
+    reference->info = b->submitted.info;
     if (reference->block != nullptr) reference->block->share();
   }
   *out = api::handle_of<ferry_tensor_t>(tensor_table().insert(std::move(reference)));

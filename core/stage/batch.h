@@ -1,6 +1,7 @@
-// Batch: one submitted batch, from submit to release. It holds what the
-// pipeline decided at submit (plan, chunks, streams, output) and its
-// lifecycle, which it owns and which moves only by its transitions:
+// Batch: one submitted batch, from submit to release. It holds what was
+// decided at submit (Submitted: plan, route, streams, output; fixed from
+// launch on), its work (chunks, events, error: private, the Stager's), and
+// its lifecycle, which it owns and which moves only by its transitions:
 //   the stage  Running -> Gathered -> Enqueued (all device work queued, done
 //              event recorded) -> Finished (completed or failed), forward only;
 //   the hold   who holds the device resources (output block, events: the
@@ -74,6 +75,29 @@ struct ChunkWork {
   bool queued = false;  // its copy and kernel are queued (done recorded)
 };
 
+// What prepare decided for a batch, and launch started it with: written
+// before launch (prepare, the C ABI's completion hook, launch's `launched`),
+// read without the lock afterwards, never changed again.
+struct Submitted {
+  bool launched = false;  // set by launch: abandoned batches neither count nor call their hook
+  ConvertPlan plan;
+  SampleLayout layout;
+  SourceView view;  // the caller's source
+  std::vector<const std::uint8_t*> sample_pointers;  // a copy of the caller's array
+  BatchRoute route = BatchRoute::kConvertOnHost;
+  void* output = nullptr;
+  bool owns_output = false;
+  TensorDesc info{};
+  std::size_t home_index = 0;
+  StreamHandle home_stream = nullptr;  // output allocated and done recorded here
+  bool has_handoff = false;
+  StreamHandle handoff_stream = nullptr;
+  int priority = 0;
+  std::function<void(Status)> on_complete;  // SubmitOptions::on_complete
+  std::uint64_t input_bytes = 0;
+  bool short_path = false;
+};
+
 class Batch : public std::enable_shared_from_this<Batch> {
  public:
   explicit Batch(std::shared_ptr<StagerLink> link);
@@ -81,42 +105,25 @@ class Batch : public std::enable_shared_from_this<Batch> {
   Batch(const Batch&) = delete;
   Batch& operator=(const Batch&) = delete;
 
-  // --- fixed at submit (read without the lock afterwards) ---
-  bool launched = false;  // set by launch: abandoned batches neither count nor call their hook
-  ConvertPlan plan;
-  SampleLayout layout;
-  SourceView view;  // the caller's source
-  std::vector<const std::uint8_t*> sample_pointers;  // a copy of the caller's array
-  BatchRoute route = BatchRoute::kConvertOnHost;
-  std::vector<std::pair<const void*, std::size_t>> pinned_ranges;  // registry entries to unpin
-  std::vector<ChunkWork> chunks;
-  void* output = nullptr;
-  bool owns_output = false;
-  // The ferry-allocated output, shared with tensor references (under mutex
-  // once the batch is running; reset when its resources are given back).
-  std::shared_ptr<OutputBlock> output_block;
-  TensorDesc info{};
-  std::size_t home_index = 0;
-  StreamHandle home_stream = nullptr;       // output allocated and done recorded here
-  EventHandle entry_event = nullptr;        // chunk streams wait for it (output allocation, hand-off stream)
-  bool has_handoff = false;
-  StreamHandle handoff_stream = nullptr;
-  int priority = 0;
-  std::function<void(Status)> on_complete;  // SubmitOptions::on_complete
-  std::uint64_t input_bytes = 0;
-  bool short_path = false;
-  // --- state, under mutex ---
+  Submitted submitted;
   std::mutex mutex;
-  std::condition_variable changed;
-  std::optional<Error> error;
-  EventHandle done_event = nullptr;
-  bool owns_done_event = false;  // from the event pool; else it is the single chunk's own end event
-  std::vector<StreamHandle> consumers;  // streams made to wait for the output
+  std::condition_variable changed;  // the stage moved, or an event user left
 
   const std::shared_ptr<StagerLink>& link() const noexcept { return link_; }
   // Records the first error (later ones are consequences). Locked by the caller.
   void fail_locked(const Error& e) {
-    if (!error) error = e;
+    if (!error_) error_ = e;
+  }
+  // Throws the batch's own error (its status and message), if it has one.
+  void throw_if_failed_locked() const {
+    if (error_) throw Error(*error_);
+  }
+  std::size_t chunk_count() const noexcept { return chunks_.size(); }
+  // The output block for a tensor reference (null for a caller's own output);
+  // Status::InvalidHandle once the resources were given back.
+  std::shared_ptr<OutputBlock> output_block_locked() const {
+    expect_held_locked();
+    return output_block_;
   }
 
   // The stage, under mutex. advance_locked moves forward only, never back, and
@@ -162,6 +169,21 @@ class Batch : public std::enable_shared_from_this<Batch> {
   bool first_to_observe_completion() noexcept { return !completion_observed_.exchange(true); }
 
  private:
+  // The work: written by the stager (prepare, the chunks' run, the join,
+  // stream_wait) and read by it; under mutex once the batch is running,
+  // except the chunks, which only the running thread writes before Enqueued.
+  friend class Stager;
+  std::vector<ChunkWork> chunks_;
+  std::vector<std::pair<const void*, std::size_t>> pinned_ranges_;  // registry entries to unpin
+  // The ferry-allocated output, shared with tensor references (reset when
+  // the resources are given back).
+  std::shared_ptr<OutputBlock> output_block_;
+  EventHandle entry_event_ = nullptr;  // chunk streams wait for it (output allocation, hand-off stream)
+  std::optional<Error> error_;
+  EventHandle done_event_ = nullptr;
+  bool owns_done_event_ = false;  // from the event pool; else it is the single chunk's own end event
+  std::vector<StreamHandle> consumers_;  // streams made to wait for the output
+
   bool give_back_if(bool give_back, std::unique_lock<std::mutex>& lock) {
     if (give_back) wait_for_event_users(lock);
     return give_back;

@@ -21,7 +21,8 @@
 //   (never under a ferry lock).
 //
 // Destruction (the context's): new submits are refused, batches in flight
-// finish, their handles go invalid (see batch.h), then the threads stop.
+// finish, those still alive are detached (their resources go back, see
+// batch_hold.h), then the threads stop.
 //
 // One file per phase: stager_submit.cpp (validate, route, plan, allocate,
 // launch), stager_run.cpp (chunk running), stager_complete.cpp (completion),
