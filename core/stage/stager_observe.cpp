@@ -85,6 +85,7 @@ void Stager::stream_wait(Batch& b, StreamHandle stream) {
     b.wait_locked(lock, BatchStage::kFinished);
     b.throw_if_failed_locked();
   }
+  b.expect_held_locked();  // released (and finished) while this waited: its done event went back
   DeviceScope scope(runtime_);
   runtime_.stream_wait(stream, b.done_event_);
   if (std::find(b.consumers_.begin(), b.consumers_.end(), stream) == b.consumers_.end())
