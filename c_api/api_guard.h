@@ -25,6 +25,13 @@ inline ferry_status fail_with_current_exception(const char* function) noexcept {
 }
 const char* last_error_text() noexcept;
 
+// Pointer arguments: NULL is FERRY_ERR_INVALID_ARGUMENT naming the argument.
+template <typename P>
+P* require(P* pointer, const char* argument) {
+  FERRY_EXPECT(pointer != nullptr, Status::InvalidArgument, argument, " is NULL");
+  return pointer;
+}
+
 }  // namespace ferry::api
 
 #define FERRY_API_BEGIN try {

@@ -4,8 +4,7 @@
 #include <cstdint>
 
 #include "c_api/api_guard.h"
-#include "c_api/batch_table.h"
-#include "c_api/handles.h"
+#include "c_api/handle_table.h"
 #include "c_api/struct_convert.h"
 #include "c_api/struct_io.h"
 #include "core/context.h"
@@ -42,83 +41,74 @@ FERRY_API ferry_status ferry_batch_submit(ferry_batch_t* out, ferry_context_t ct
       stager.prepare(src, tr, output != nullptr ? &dst : nullptr, api::to_core(c_opts));
   std::uint64_t id = 0;
   try {
-    id = api::batch_table().insert(batch);
+    id = api::batch_table().insert(batch, api::handle_id(ctx));
   } catch (...) {
     stager.abandon(batch);
     throw;
   }
   if (c_opts.callback != nullptr) {
     // The C callback gets the batch's handle, known only now, before the work starts.
-    batch->on_complete = [callback = c_opts.callback, user_data = c_opts.user_data, id](Status status) {
-      callback(api::batch_handle(id), api::to_c(status), user_data);
+    batch->submitted.on_complete = [callback = c_opts.callback, user_data = c_opts.user_data, id](Status status) {
+      callback(api::handle_of<ferry_batch_t>(id), api::to_c(status), user_data);
     };
   }
   stager.launch(batch);
-  *out = api::batch_handle(id);
+  *out = api::handle_of<ferry_batch_t>(id);
   FERRY_API_END
 }
 
 FERRY_API ferry_status ferry_batch_wait(ferry_batch_t batch) {
   FERRY_API_BEGIN
-  auto b = api::get_batch(batch);
-  core::StagerUse stager(*b);
-  stager->wait(*b);
+  api::BatchCall call = api::call_batch(batch);
+  call.stager().wait(*call.batch);
   FERRY_API_END
 }
 
 FERRY_API ferry_status ferry_batch_query(ferry_batch_t batch) {
   FERRY_API_BEGIN
-  auto b = api::get_batch(batch);
-  core::StagerUse stager(*b);
-  const bool done = stager->query(*b);
+  api::BatchCall call = api::call_batch(batch);
+  const bool done = call.stager().query(*call.batch);
   api::clear_last_error();  // Status::NotReady is not a failure
   FERRY_API_END_WITH(done ? FERRY_OK : FERRY_ERR_NOT_READY)
 }
 
 FERRY_API ferry_status ferry_batch_handoff(ferry_batch_t batch, ferry_cuda_stream stream) {
   FERRY_API_BEGIN
-  auto b = api::get_batch(batch);
-  core::StagerUse stager(*b);
-  stager->stream_wait(*b, stream);
+  api::BatchCall call = api::call_batch(batch);
+  call.stager().stream_wait(*call.batch, stream);
   FERRY_API_END
 }
 
 FERRY_API ferry_status ferry_batch_query_source(int* out, ferry_batch_t batch) {
   FERRY_API_BEGIN
   api::require(out, "out");
-  auto b = api::get_batch(batch);
-  core::StagerUse stager(*b);
-  *out = stager->source_reusable(*b) ? 1 : 0;
+  api::BatchCall call = api::call_batch(batch);
+  *out = call.stager().source_reusable(*call.batch) ? 1 : 0;
   FERRY_API_END
 }
 
 FERRY_API ferry_status ferry_batch_wait_source(ferry_batch_t batch) {
   FERRY_API_BEGIN
-  auto b = api::get_batch(batch);
-  core::StagerUse stager(*b);
-  stager->wait_source(*b);
+  api::BatchCall call = api::call_batch(batch);
+  call.stager().wait_source(*call.batch);
   FERRY_API_END
 }
 
 FERRY_API ferry_status ferry_batch_describe_output(ferry_tensor_info* out, ferry_batch_t batch) {
   FERRY_API_BEGIN
   api::read_struct(out, "out", api::c_defaults<ferry_tensor_info>());  // checks out->struct_size
-  auto b = api::get_batch(batch);
-  api::write_struct(out, api::to_c(b->info), "out");
+  auto b = api::batch_table().get(api::handle_id(batch), "batch");
+  api::write_struct(out, api::to_c(b->submitted.info), "out");
   FERRY_API_END
 }
 
 FERRY_API ferry_status ferry_batch_release(ferry_batch_t batch) {
   FERRY_API_BEGIN
   if (batch == nullptr) return FERRY_OK;
-  std::shared_ptr<core::Batch> b = api::batch_table().take(api::handle_id(batch), "batch");
-  try {
-    core::StagerUse stager(*b);
-    stager->release(*b);
-  } catch (const Error& e) {
-    // The context is gone: it gave the batch's memory back when it was destroyed.
-    if (e.status() != Status::InvalidHandle) throw;
-  }
+  api::BatchTable::Taken b = api::batch_table().take(api::handle_id(batch), "batch");
+  // A context that is gone gave the batch's memory back when it was destroyed.
+  if (std::optional<api::ContextTable::Ref> context = api::context_table().find(b.parent))
+    (*context)->stager().release(*b.object);
   FERRY_API_END
 }
 

@@ -2,23 +2,12 @@
 #include <cstdint>
 
 #include "c_api/api_guard.h"
-#include "c_api/handles.h"
+#include "c_api/handle_table.h"
 #include "c_api/struct_convert.h"
 #include "c_api/struct_io.h"
 #include "core/context_options.h"
 #include "core/stage/stager.h"
 #include "ferry/context.h"
-
-namespace ferry::api {
-
-ContextTable& context_table() {
-  // Leaked on purpose: handles may be destroyed from static destructors of
-  // other libraries after ours would have run.
-  static auto* table = new ContextTable(0xC7);
-  return *table;
-}
-
-}  // namespace ferry::api
 
 using namespace ferry;
 
@@ -36,8 +25,7 @@ FERRY_API ferry_status ferry_context_create(ferry_context_t* out, const ferry_co
   const core::ContextOptions opts =
       api::to_core(api::read_optional_struct(options, "options", api::c_defaults<ferry_context_options>()));
   auto context = std::make_shared<core::Context>(opts);
-  const std::uint64_t id = api::context_table().insert(std::move(context));
-  *out = reinterpret_cast<ferry_context_t>(static_cast<std::uintptr_t>(id));
+  *out = api::handle_of<ferry_context_t>(api::context_table().insert(std::move(context)));
   FERRY_API_END
 }
 
@@ -49,8 +37,8 @@ FERRY_API ferry_status ferry_context_destroy(ferry_context_t ctx) {
   FERRY_EXPECT(!core::Stager::on_completion_thread(), Status::InvalidArgument,
                "ctx: ferry_context_destroy was called from a batch completion callback, on ferry's completion "
                "thread, which the destroy would wait for; destroy the context from another thread");
-  std::shared_ptr<core::Context> context = api::context_table().take(api::handle_id(ctx), "ctx");
-  api::on_context_destroyed(*context);
+  std::shared_ptr<core::Context> context = api::context_table().take(api::handle_id(ctx), "ctx").object;
+  api::on_context_destroyed(api::handle_id(ctx));
   context.reset();  // the destructor waits for batches in flight, then frees everything
   FERRY_API_END
 }

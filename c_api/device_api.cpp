@@ -1,6 +1,5 @@
 // Device enumeration in the C ABI (ferry/device.h).
 #include "c_api/api_guard.h"
-#include "c_api/handles.h"
 #include "c_api/struct_convert.h"
 #include "c_api/struct_io.h"
 #include "core/device/device_query.h"

@@ -1,7 +1,7 @@
 // The C ABI of ferry/memory.h (allocation, registration, trim): argument
 // checks here, the work in core/memory (MemorySystem).
 #include "c_api/api_guard.h"
-#include "c_api/handles.h"
+#include "c_api/handle_table.h"
 #include "core/memory/memory_system.h"
 #include "ferry/memory.h"
 

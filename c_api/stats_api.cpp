@@ -1,7 +1,7 @@
 // The C ABI of ferry/stats.h: the memory gauges and counters from
 // core/memory (MemorySystem), the pipeline's from core/pipeline_counters.h.
 #include "c_api/api_guard.h"
-#include "c_api/handles.h"
+#include "c_api/handle_table.h"
 #include "c_api/struct_convert.h"
 #include "c_api/struct_io.h"
 #include "core/context.h"

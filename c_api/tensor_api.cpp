@@ -5,9 +5,7 @@
 #include <memory>
 
 #include "c_api/api_guard.h"
-#include "c_api/batch_table.h"
 #include "c_api/handle_table.h"
-#include "c_api/handles.h"
 #include "c_api/struct_convert.h"
 #include "c_api/struct_io.h"
 #include "core/convert/convert_plan.h"
@@ -28,11 +26,9 @@ struct TensorReference {
 api::HandleTable<TensorReference>& tensor_table() {
   // Leaked on purpose, like the other tables: a binding may release a
   // reference from a static destructor after ours would have run.
-  static auto* table = new api::HandleTable<TensorReference>(0x7E, "ferry_tensor_t");
+  static auto* table = new api::HandleTable<TensorReference>(0x7E, "ferry_tensor_t", api::OnTake::kNeverWait);
   return *table;
 }
-
-std::uint64_t tensor_id(ferry_tensor_t tensor) { return reinterpret_cast<std::uintptr_t>(tensor); }
 
 }  // namespace
 
@@ -41,24 +37,24 @@ extern "C" {
 FERRY_API ferry_status ferry_tensor_retain(ferry_tensor_t* out, ferry_batch_t batch) {
   FERRY_API_BEGIN
   api::require(out, "out");
-  std::shared_ptr<core::Batch> b = api::get_batch(batch);
+  api::BatchCall call = api::call_batch(batch);
+  core::Batch* b = call.batch.get();
   auto reference = std::make_shared<TensorReference>();
   {
     std::lock_guard<std::mutex> lock(b->mutex);
-    FERRY_EXPECT(!b->resources_freed && !b->detached, Status::InvalidHandle,
-                 "batch was released or its context was destroyed");
-    reference->info = b->info;
-    reference->block = b->output_block;
+    // A release racing this one may have given the block back: InvalidHandle.
+    reference->block = b->output_block_locked();
+    reference->info = b->submitted.info;
     if (reference->block != nullptr) reference->block->share();
   }
-  *out = reinterpret_cast<ferry_tensor_t>(static_cast<std::uintptr_t>(tensor_table().insert(std::move(reference))));
+  *out = api::handle_of<ferry_tensor_t>(tensor_table().insert(std::move(reference)));
   FERRY_API_END
 }
 
 FERRY_API ferry_status ferry_tensor_describe(ferry_tensor_info* out, ferry_tensor_t tensor) {
   FERRY_API_BEGIN
   api::read_struct(out, "out", api::c_defaults<ferry_tensor_info>());  // checks out->struct_size
-  std::shared_ptr<TensorReference> reference = tensor_table().get(tensor_id(tensor), "tensor");
+  auto reference = tensor_table().get(api::handle_id(tensor), "tensor");
   api::write_struct(out, api::to_c(reference->info), "out");
   FERRY_API_END
 }
@@ -66,8 +62,8 @@ FERRY_API ferry_status ferry_tensor_describe(ferry_tensor_info* out, ferry_tenso
 FERRY_API ferry_status ferry_tensor_release(ferry_tensor_t tensor) {
   FERRY_API_BEGIN
   if (tensor == nullptr) return FERRY_OK;
-  // Dropped at the end of this scope: the block goes home if this was its last owner.
-  std::shared_ptr<TensorReference> reference = tensor_table().take(tensor_id(tensor), "tensor");
+  // Let go of here: the block goes home if this was its last owner (and no call still holds it).
+  tensor_table().take(api::handle_id(tensor), "tensor");
   FERRY_API_END
 }
 

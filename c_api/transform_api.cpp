@@ -2,7 +2,7 @@
 #include <cstdint>
 
 #include "c_api/api_guard.h"
-#include "c_api/handles.h"
+#include "c_api/handle_table.h"
 #include "c_api/struct_convert.h"
 #include "c_api/struct_io.h"
 #include "core/context.h"

@@ -1,5 +1,5 @@
-// Batch's own life: registered with its stager's link from birth to death;
-// StagerUse, a batch operation's hold on the stager.
+// Batch's own life: registered with its stager's link from birth to death,
+// and what its hold answers once the resources are gone.
 #include "core/stage/batch.h"
 #include "core/stage/stager.h"
 
@@ -12,21 +12,22 @@ Batch::Batch(std::shared_ptr<StagerLink> link) : link_(std::move(link)) {
 
 Batch::~Batch() {
   std::lock_guard<std::mutex> lock(link_->mutex);
-  if (link_->stager != nullptr && !detached) link_->stager->free_resources_locked(*this);
+  // Nobody else holds the batch now: its own lock is not needed. A detached
+  // batch's stager is gone and gave everything back before it went.
+  if (link_->stager != nullptr && hold_.last_reference_gone()) link_->stager->give_back(*this);
   link_->live.erase(this);
 }
 
-StagerUse::StagerUse(const Batch& batch) : link_(batch.link()) {
-  std::lock_guard<std::mutex> lock(link_->mutex);
-  FERRY_EXPECT(link_->stager != nullptr && !batch.detached, Status::InvalidHandle,
-               "batch belongs to a context that was destroyed");
-  stager_ = link_->stager;
-  ++stager_->link_users_;
-}
-
-StagerUse::~StagerUse() {
-  std::lock_guard<std::mutex> lock(link_->mutex);
-  if (--stager_->link_users_ == 0) stager_->link_idle_.notify_all();
+void Batch::expect_held_locked() const {
+  switch (hold_.state()) {
+    case BatchHold::State::kHeld:
+    case BatchHold::State::kReleased:
+      return;
+    case BatchHold::State::kGivenBack:
+      fail(Status::InvalidHandle, "batch was released");
+    case BatchHold::State::kDetached:
+      fail(Status::InvalidHandle, "batch belongs to a context that was destroyed");
+  }
 }
 
 }  // namespace ferry::core

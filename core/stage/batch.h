@@ -1,16 +1,21 @@
-// Batch: one submitted batch, from submit to release. It holds what the
-// pipeline decided at submit (plan, chunks, streams, output) and its state,
-// which moves Running -> Enqueued (all device work queued, done event
-// recorded) -> Finished (completed or failed, slot in flight given back).
-//
-// The device resources a batch holds (output block, events) belong to the
-// context's pools. They are given back exactly once: at release if the batch
-// has finished, else when it finishes after a release, else when the last
-// reference goes, else when the context is destroyed (detach). A batch whose
-// context is gone answers Status::InvalidHandle.
+// Batch: one submitted batch, from submit to release. It holds what was
+// decided at submit (Submitted: plan, route, streams, output; fixed from
+// launch on), its work (chunks, events, error: private, the Stager's), and
+// its lifecycle, which it owns and which moves only by its transitions:
+//   the stage  Running -> Gathered -> Enqueued (all device work queued, done
+//              event recorded) -> Finished (completed or failed), forward only;
+//   the hold   who holds the device resources (output block, events: the
+//              context's pools') and who gives them back, exactly once
+//              (batch_hold.h): release, finish, detach (the context is
+//              destroyed) or the last reference going;
+//   the first observer of completion (wait, query or the completion thread)
+//              gives the place in flight back, counts the outcome and unpins
+//              the source, once.
+// A batch that gave its resources back answers Status::InvalidHandle. Handle
+// validity is the C ABI's (c_api/handle_table.h), not the batch's.
 //
 // Every public method is thread-safe (see core/stage/stager.h for the
-// operations; this file is the data and its lock).
+// operations; this file is the data, its lock and its transitions).
 #pragma once
 
 #include <atomic>
@@ -27,6 +32,7 @@
 #include "core/convert/convert_plan.h"
 #include "core/error.h"
 #include "core/device/device_runtime.h"
+#include "core/stage/batch_hold.h"
 #include "core/stage/chunk_planner.h"
 #include "core/stage/output_block.h"
 #include "core/stage/sample_layout.h"
@@ -37,8 +43,9 @@ namespace ferry::core {
 class Stager;
 class Batch;
 
-// The link from batches to their stager, which outlives the stager: a batch
-// held by a thread after its context was destroyed finds `stager` null.
+// The link from batches to their stager, which outlives the stager: the
+// stager's destructor detaches every batch still alive (they hold its pools'
+// resources), and a batch let go of after that finds `stager` null.
 struct StagerLink {
   std::mutex mutex;  // taken before any batch's own mutex
   Stager* stager = nullptr;
@@ -68,6 +75,29 @@ struct ChunkWork {
   bool queued = false;  // its copy and kernel are queued (done recorded)
 };
 
+// What prepare decided for a batch, and launch started it with: written
+// before launch (prepare, the C ABI's completion hook, launch's `launched`),
+// read without the lock afterwards, never changed again.
+struct Submitted {
+  bool launched = false;  // set by launch: abandoned batches neither count nor call their hook
+  ConvertPlan plan;
+  SampleLayout layout;
+  SourceView view;  // the caller's source
+  std::vector<const std::uint8_t*> sample_pointers;  // a copy of the caller's array
+  BatchRoute route = BatchRoute::kConvertOnHost;
+  void* output = nullptr;
+  bool owns_output = false;
+  TensorDesc info{};
+  std::size_t home_index = 0;
+  StreamHandle home_stream = nullptr;  // output allocated and done recorded here
+  bool has_handoff = false;
+  StreamHandle handoff_stream = nullptr;
+  int priority = 0;
+  std::function<void(Status)> on_complete;  // SubmitOptions::on_complete
+  std::uint64_t input_bytes = 0;
+  bool short_path = false;
+};
+
 class Batch : public std::enable_shared_from_this<Batch> {
  public:
   explicit Batch(std::shared_ptr<StagerLink> link);
@@ -75,59 +105,25 @@ class Batch : public std::enable_shared_from_this<Batch> {
   Batch(const Batch&) = delete;
   Batch& operator=(const Batch&) = delete;
 
-  // --- fixed at submit (read without the lock afterwards) ---
-  bool launched = false;  // set by launch: abandoned batches neither count nor call their hook
-  ConvertPlan plan;
-  SampleLayout layout;
-  SourceView view;  // the caller's source
-  std::vector<const std::uint8_t*> sample_pointers;  // a copy of the caller's array
-  BatchRoute route = BatchRoute::kConvertOnHost;
-  std::vector<std::pair<const void*, std::size_t>> pinned_ranges;  // registry entries to unpin
-  std::vector<ChunkWork> chunks;
-  void* output = nullptr;
-  bool owns_output = false;
-  // The ferry-allocated output, shared with tensor references (under mutex
-  // once the batch is running; reset when its resources are given back).
-  std::shared_ptr<OutputBlock> output_block;
-  TensorDesc info{};
-  std::size_t home_index = 0;
-  StreamHandle home_stream = nullptr;       // output allocated and done recorded here
-  EventHandle entry_event = nullptr;        // conversions wait for it (see Stager::allocate_output)
-  bool entry_on_handoff = false;            // recorded on the hand-off stream: every chunk waits, else only off-home ones
-  bool has_handoff = false;
-  StreamHandle handoff_stream = nullptr;
-  int priority = 0;
-  std::function<void(Status)> on_complete;  // SubmitOptions::on_complete
-  std::uint64_t input_bytes = 0;
-  bool short_path = false;
-  // Its place in flight: given back once, by whoever first sees the batch
-  // complete (wait, query, or the completion thread), so a submit right after
-  // wait returns never finds the place still taken.
-  std::atomic<bool> holds_place{false};
-  // Counted in the statistics once, by whoever first sees the outcome, so the
-  // counters agree with what wait/query told the caller.
-  std::atomic<bool> outcome_counted{false};
-  // It counts against max_unreleased_batches until released (or abandoned).
-  std::atomic<bool> holds_unreleased_slot{false};
-  // pinned_ranges are unpinned once, by whoever first sees the batch complete.
-  std::atomic<bool> source_unpinned{false};
-
-  // --- state, under mutex ---
+  Submitted submitted;
   std::mutex mutex;
-  std::condition_variable changed;
-  std::optional<Error> error;
-  bool released = false;        // the handle was released
-  bool detached = false;        // the context is gone
-  bool resources_freed = false;
-  int event_users = 0;          // threads waiting on this batch's events outside the lock
-  EventHandle done_event = nullptr;
-  bool owns_done_event = false;  // from the event pool; else it is the single chunk's own end event
-  std::vector<StreamHandle> consumers;  // streams made to wait for the output
+  std::condition_variable changed;  // the stage moved, or an event user left
 
   const std::shared_ptr<StagerLink>& link() const noexcept { return link_; }
   // Records the first error (later ones are consequences). Locked by the caller.
   void fail_locked(const Error& e) {
-    if (!error) error = e;
+    if (!error_) error_ = e;
+  }
+  // Throws the batch's own error (its status and message), if it has one.
+  void throw_if_failed_locked() const {
+    if (error_) throw Error(*error_);
+  }
+  std::size_t chunk_count() const noexcept { return chunks_.size(); }
+  // The output block for a tensor reference (null for a caller's own output);
+  // Status::InvalidHandle once the resources were given back.
+  std::shared_ptr<OutputBlock> output_block_locked() const {
+    expect_held_locked();
+    return output_block_;
   }
 
   // The stage, under mutex. advance_locked moves forward only, never back, and
@@ -143,9 +139,65 @@ class Batch : public std::enable_shared_from_this<Batch> {
     changed.wait(lock, [&] { return stage_ >= s; });
   }
 
+  // The hold's transitions (batch_hold.h), under mutex. Where one returns true
+  // (release: give_back) its caller gives the resources back (Stager::give_back),
+  // once the threads waiting on the batch's events outside the lock are out.
+  BatchHold::ReleaseStep release_locked(std::unique_lock<std::mutex>& lock) {
+    const BatchHold::ReleaseStep step = hold_.release(reached_locked(BatchStage::kFinished));
+    if (step.give_back) wait_for_event_users(lock);
+    return step;
+  }
+  // Enqueued -> Finished, by the completion thread.
+  bool finish_locked(std::unique_lock<std::mutex>& lock) {
+    advance_locked(BatchStage::kFinished);
+    return give_back_if(hold_.finish(), lock);
+  }
+  bool detach_locked(std::unique_lock<std::mutex>& lock) { return give_back_if(hold_.detach(), lock); }
+  BatchHold::State hold_locked() const noexcept { return hold_.state(); }
+  // Status::InvalidHandle once the resources were given back.
+  void expect_held_locked() const;
+
+  // A thread waits on the batch's events with the lock let go: its resources
+  // (the events) are not given back until it is out.
+  void begin_event_use_locked() noexcept { ++event_users_; }
+  void end_event_use_locked() noexcept {
+    if (--event_users_ == 0) changed.notify_all();
+  }
+
+  // True for the first caller only, of wait, query and the completion thread:
+  // it gives the place in flight back, counts the outcome, unpins the source.
+  bool first_to_observe_completion() noexcept { return !completion_observed_.exchange(true); }
+
  private:
+  // The work: written by the stager (prepare, the chunks' run, the join,
+  // stream_wait) and read by it; under mutex once the batch is running,
+  // except the chunks, which only the running thread writes before Enqueued.
+  friend class Stager;
+  std::vector<ChunkWork> chunks_;
+  std::vector<std::pair<const void*, std::size_t>> pinned_ranges_;  // registry entries to unpin
+  // The ferry-allocated output, shared with tensor references (reset when
+  // the resources are given back).
+  std::shared_ptr<OutputBlock> output_block_;
+  EventHandle entry_event_ = nullptr;  // conversions wait for it (see Stager::allocate_output)
+  bool entry_on_handoff_ = false;      // recorded on the hand-off stream: every chunk waits, else only off-home ones
+  std::optional<Error> error_;
+  EventHandle done_event_ = nullptr;
+  bool owns_done_event_ = false;  // from the event pool; else it is the single chunk's own end event
+  std::vector<StreamHandle> consumers_;  // streams made to wait for the output
+
+  bool give_back_if(bool give_back, std::unique_lock<std::mutex>& lock) {
+    if (give_back) wait_for_event_users(lock);
+    return give_back;
+  }
+  void wait_for_event_users(std::unique_lock<std::mutex>& lock) {
+    changed.wait(lock, [&] { return event_users_ == 0; });
+  }
+
   std::shared_ptr<StagerLink> link_;
   BatchStage stage_ = BatchStage::kRunning;  // under mutex
+  BatchHold hold_;                           // under mutex
+  int event_users_ = 0;                      // under mutex
+  std::atomic<bool> completion_observed_{false};
 };
 
 }  // namespace ferry::core

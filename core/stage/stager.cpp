@@ -55,12 +55,12 @@ Stager::~Stager() {
   to_complete_.close();
   completion_thread_.join();
   {
-    std::unique_lock<std::mutex> lock(link_->mutex);
-    link_idle_.wait(lock, [&] { return link_users_ == 0; });
+    std::lock_guard<std::mutex> lock(link_->mutex);
     for (Batch* b : link_->live) {
-      free_resources_locked(*b);
-      std::lock_guard<std::mutex> batch_lock(b->mutex);
-      b->detached = true;
+      std::unique_lock<std::mutex> batch_lock(b->mutex);
+      const bool give = b->detach_locked(batch_lock);
+      batch_lock.unlock();
+      if (give) give_back(*b);
     }
     link_->live.clear();
     link_->stager = nullptr;

@@ -21,7 +21,8 @@
 //   (never under a ferry lock).
 //
 // Destruction (the context's): new submits are refused, batches in flight
-// finish, their handles go invalid (see batch.h), then the threads stop.
+// finish, those still alive are detached (their resources go back, see
+// batch_hold.h), then the threads stop.
 //
 // One file per phase: stager_submit.cpp (validate, route, plan, allocate,
 // launch), stager_run.cpp (chunk running), stager_complete.cpp (completion),
@@ -83,7 +84,8 @@ class Stager {
   void abandon(const std::shared_ptr<Batch>& batch) noexcept;
 
   // The batch operations of the C API; each throws ferry::Error
-  // (Status::InvalidHandle once the context is gone).
+  // (Status::InvalidHandle once the batch gave its resources back). The
+  // caller keeps the stager alive for the call (the C ABI holds the context).
   void wait(Batch& batch);
   bool query(Batch& batch);  // true: complete; false: in flight; throws the batch's error
   void stream_wait(Batch& batch, StreamHandle stream);
@@ -94,8 +96,9 @@ class Stager {
   // dropped with it).
   bool owns(const Batch& batch) const noexcept { return batch.link() == link_; }
 
-  // Gives the batch's device resources back (link->mutex held by the caller).
-  void free_resources_locked(Batch& batch) noexcept;
+  // Gives the batch's device resources back to the pools; called once, by
+  // whoever a transition of the batch's hold names (batch_hold.h).
+  void give_back(Batch& batch) noexcept;
   // A ferry-allocated output whose last owner let go (see output_block.h):
   // back to the device cache after `home_stream` and every consumer stream.
   void return_output(void* data, StreamHandle home_stream, const std::vector<StreamHandle>& consumers) noexcept;
@@ -120,18 +123,14 @@ class Stager {
   void completion_loop();
   void finish(const std::shared_ptr<Batch>& batch);
   void unpin_source(Batch& batch) noexcept;
-  void give_place_back(Batch& batch) noexcept;
   void count_outcome(Batch& batch, bool failed) noexcept;
-  void take_unreleased_slot(Batch& batch);  // Status::OutOfMemory at the bound
-  void give_unreleased_slot_back(Batch& batch) noexcept;
-  // wait/query saw the batch complete without error: its place, its count,
-  // and its source's registrations (so ferry_memory_unregister_host works as soon as
-  // wait returns, not only once the completion thread has got round to it).
-  void observed_complete(Batch& batch) noexcept {
-    count_outcome(batch, false);
-    give_place_back(batch);
-    unpin_source(batch);
-  }
+  void take_unreleased_slot();  // Status::OutOfMemory at the bound
+  void give_unreleased_slot_back() noexcept;
+  // The first to see the batch complete (wait, query or the completion
+  // thread) gives its place in flight back, counts its outcome and unpins its
+  // source's registrations, so ferry_memory_unregister_host works as soon as
+  // wait returns, not only once the completion thread has got round to it.
+  void observe_completion(Batch& batch, bool failed) noexcept;
 
   template <typename Synchronize>
   void synchronize_unlocked(Batch& batch, std::unique_lock<std::mutex>& lock, Synchronize synchronize);
@@ -144,8 +143,6 @@ class Stager {
   StreamPool& streams_;      // memory_'s
   std::shared_ptr<StagerLink> link_;
   std::shared_ptr<OutputHome> output_home_;
-  int link_users_ = 0;  // under link_->mutex: batch operations running
-  std::condition_variable link_idle_;
   InFlightGate gate_;
   std::atomic<std::uint64_t> unreleased_{0};  // batches holding an unreleased slot
   ThreadPool staging_pool_;
@@ -153,24 +150,6 @@ class Stager {
   std::unique_ptr<StreamInputs> inputs_;
   BatchQueue to_stage_, to_complete_;
   std::thread staging_thread_, completion_thread_;
-
-  friend class StagerUse;
-};
-
-// Holds a batch's stager for the length of one API call, so the context's
-// destruction waits for the call; Status::InvalidHandle when it is gone.
-class StagerUse {
- public:
-  explicit StagerUse(const Batch& batch);
-  ~StagerUse();
-  StagerUse(const StagerUse&) = delete;
-  StagerUse& operator=(const StagerUse&) = delete;
-  Stager* operator->() const noexcept { return stager_; }
-  Stager& get() const noexcept { return *stager_; }
-
- private:
-  std::shared_ptr<StagerLink> link_;
-  Stager* stager_ = nullptr;
 };
 
 }  // namespace ferry::core

@@ -8,10 +8,10 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
   Batch& b = *batch;
   std::optional<Error> device_error;
   try {
-    if (b.done_event != nullptr) {
-      runtime_.event_synchronize(b.done_event);
+    if (b.done_event_ != nullptr) {
+      runtime_.event_synchronize(b.done_event_);
     } else {
-      for (const ChunkWork& w : b.chunks)
+      for (const ChunkWork& w : b.chunks_)
         if (w.queued && w.done != nullptr) runtime_.event_synchronize(w.done);
     }
   } catch (const Error& e) {
@@ -23,12 +23,12 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
   {
     std::lock_guard<std::mutex> lock(b.mutex);
     if (device_error) b.fail_locked(*device_error);
-    failed = b.error.has_value();
+    failed = b.error_.has_value();
   }
   if (!failed && runtime_.has_streams()) {
     try {
       std::uint64_t h2d = 0, convert = 0;
-      for (const ChunkWork& w : b.chunks) {
+      for (const ChunkWork& w : b.chunks_) {
         if (w.start == nullptr || w.copied == nullptr || w.done == nullptr) continue;  // not timed
         h2d += static_cast<std::uint64_t>(runtime_.elapsed_ms(w.start, w.copied) * 1e6);
         convert += static_cast<std::uint64_t>(runtime_.elapsed_ms(w.copied, w.done) * 1e6);
@@ -39,76 +39,69 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
       // Statistics only.
     }
   }
-  unpin_source(b);
-  if (b.launched) count_outcome(b, failed);
-  give_place_back(b);
+  observe_completion(b, failed);
   Status status = Status::Ok;
-  bool released = false;
+  bool give = false;  // released before it finished: finishing gives the resources back
   {
-    std::lock_guard<std::mutex> lock(b.mutex);
-    b.advance_locked(BatchStage::kFinished);
-    status = b.error ? b.error->status() : Status::Ok;
-    released = b.released;
+    std::unique_lock<std::mutex> lock(b.mutex);
+    give = b.finish_locked(lock);
+    status = b.error_ ? b.error_->status() : Status::Ok;
   }
   b.changed.notify_all();
   // Never under a ferry lock: the callback may call ferry (query, submit).
-  if (b.on_complete && b.launched) {
+  if (b.submitted.on_complete && b.submitted.launched) {
     try {
-      b.on_complete(status);
+      b.submitted.on_complete(status);
     } catch (...) {
       // A hook must not throw; one that does is not allowed to kill ferry's thread.
     }
   }
-  if (released) {
-    std::lock_guard<std::mutex> lock(link_->mutex);
-    free_resources_locked(b);
-  }
+  if (give) give_back(b);
 }
 
 void Stager::abandon(const std::shared_ptr<Batch>& batch) noexcept {
-  give_unreleased_slot_back(*batch);
   {
-    std::lock_guard<std::mutex> lock(batch->mutex);
+    std::unique_lock<std::mutex> lock(batch->mutex);
     batch->fail_locked(Error(Status::OutOfMemory, "the batch could not be given a handle"));
-    batch->released = true;
+    if (batch->release_locked(lock).first) give_unreleased_slot_back();
     batch->advance_locked(BatchStage::kEnqueued);
   }
   finish(batch);  // nothing was queued: completes at once, gives the place and the memory back
 }
 
+void Stager::observe_completion(Batch& b, bool failed) noexcept {
+  if (!b.first_to_observe_completion()) return;
+  unpin_source(b);
+  if (b.submitted.launched) count_outcome(b, failed);
+  gate_.leave();  // every prepared batch holds a place in flight
+}
+
 void Stager::count_outcome(Batch& b, bool failed) noexcept {
-  if (b.outcome_counted.exchange(true)) return;
   (failed ? counters_.batches_failed : counters_.batches_completed).fetch_add(1, std::memory_order_relaxed);
   if (!failed) {
-    const ConvertPlan& p = b.plan;
+    const ConvertPlan& p = b.submitted.plan;
     counters_.output_bytes.fetch_add(
         static_cast<std::uint64_t>(p.n * p.out_channels_total * p.out_h * p.out_w * p.element_size),
         std::memory_order_relaxed);
   }
 }
 
-void Stager::give_place_back(Batch& b) noexcept {
-  if (b.holds_place.exchange(false)) gate_.leave();
-}
-
+// Once: by prepare when it fails or stages the source after all, else by the
+// first observer of completion; it empties the list.
 void Stager::unpin_source(Batch& b) noexcept {
-  if (b.source_unpinned.exchange(true)) return;
-  for (const auto& [ptr, bytes] : b.pinned_ranges) {
+  for (const auto& [ptr, bytes] : b.pinned_ranges_) {
     try {
       memory_.registry().unpin(ptr, bytes);
     } catch (...) {
     }
   }
-  b.pinned_ranges.clear();
+  b.pinned_ranges_.clear();
 }
 
-void Stager::free_resources_locked(Batch& b) noexcept {
-  std::unique_lock<std::mutex> lock(b.mutex);
-  b.changed.wait(lock, [&] { return b.event_users == 0; });
-  if (b.resources_freed) return;
-  b.resources_freed = true;
-  const std::vector<StreamHandle> consumers = b.consumers;
-  std::shared_ptr<OutputBlock> block = std::move(b.output_block);
+void Stager::give_back(Batch& b) noexcept {
+  std::unique_lock<std::mutex> lock(b.mutex);  // tensor references read the block under it
+  const std::vector<StreamHandle> consumers = b.consumers_;
+  std::shared_ptr<OutputBlock> block = std::move(b.output_block_);
   lock.unlock();
   EventPool& events = memory_.event_pool();
   if (block != nullptr) {
@@ -121,11 +114,10 @@ void Stager::free_resources_locked(Batch& b) noexcept {
     }
     block.reset();  // the block goes back now, unless a tensor reference holds it
   }
-  b.output = nullptr;
-  if (b.done_event != nullptr && b.owns_done_event) events.release(b.done_event);
-  if (b.entry_event != nullptr) events.release(b.entry_event);
-  b.done_event = b.entry_event = nullptr;
-  for (ChunkWork& w : b.chunks) {
+  if (b.done_event_ != nullptr && b.owns_done_event_) events.release(b.done_event_);
+  if (b.entry_event_ != nullptr) events.release(b.entry_event_);
+  b.done_event_ = b.entry_event_ = nullptr;
+  for (ChunkWork& w : b.chunks_) {
     memory_.timing_event_pool().release(w.start);
     memory_.timing_event_pool().release(w.copied);
     memory_.timing_event_pool().release(w.done);

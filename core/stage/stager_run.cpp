@@ -25,7 +25,7 @@ constexpr std::uint64_t kGatherPieceBytes = std::uint64_t{256} << 10;
 void Stager::run(Batch& b) {
   try {
     DeviceScope scope(runtime_);
-    for (ChunkWork& work : b.chunks) run_chunk(b, work);
+    for (ChunkWork& work : b.chunks_) run_chunk(b, work);
   } catch (...) {
     const Error e = error_of_current_exception();
     std::lock_guard<std::mutex> lock(b.mutex);
@@ -41,23 +41,23 @@ void Stager::run(Batch& b) {
 
 void Stager::run_chunk(Batch& b, ChunkWork& work) {
   const Chunk& c = work.chunk;
-  if (b.route == BatchRoute::kConvertOnHost) {
+  if (b.submitted.route == BatchRoute::kConvertOnHost) {
     NvtxRange range("ferry convert");
     const auto start = Clock::now();
     // The converter reads the view's samples 0 .. count-1 as global first .. first+count-1.
-    SourceView view = b.view;
+    SourceView view = b.submitted.view;
     if (view.samples != nullptr) {
       view.samples += c.first;
     } else {
       view.base += c.first * view.strides.n;
     }
-    converter_.convert(b.plan, view, c.first, c.count, b.output, nullptr);
+    converter_.convert(b.submitted.plan, view, c.first, c.count, b.submitted.output, nullptr);
     counters_.convert_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
     work.queued = true;
     return;
   }
   void* slot = nullptr;  // the chunk's staging buffer
-  if (b.route == BatchRoute::kStaged) {
+  if (b.submitted.route == BatchRoute::kStaged) {
     slot = ring_->acquire(static_cast<std::size_t>(c.bytes));
     try {
       gather_chunk(b, c, static_cast<std::uint8_t*>(slot));
@@ -79,7 +79,7 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
   try {
     // Small batches are not timed on the device: three event records would be
     // a good part of their latency. Their end event marks the copy's end too.
-    const bool timed_on_device = runtime_.has_streams() && !b.short_path;
+    const bool timed_on_device = runtime_.has_streams() && !b.submitted.short_path;
     if (timed_on_device) {
       work.start = memory_.timing_event_pool().acquire();
       work.copied = memory_.timing_event_pool().acquire();
@@ -104,12 +104,12 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
       slot = nullptr;
       ring_->release_after_copy(copied, s);
     }
-    if (b.entry_event != nullptr && (b.entry_on_handoff || work.stream_index != b.home_index))
-      runtime_.stream_wait(s, b.entry_event);  // the conversion writes: after what it must follow (allocate_output)
+    if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
+      runtime_.stream_wait(s, b.entry_event_);  // the conversion writes: after what it must follow (allocate_output)
     start = Clock::now();
     {
       NvtxRange range("ferry convert");
-      converter_.convert(b.plan, staged_view(lease.buffer(), b.layout), c.first, c.count, b.output, s);
+      converter_.convert(b.submitted.plan, staged_view(lease.buffer(), b.submitted.layout), c.first, c.count, b.submitted.output, s);
     }
     runtime_.event_record(work.done, s);
     if (timed_here) counters_.convert_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
@@ -140,9 +140,9 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
 
 void Stager::gather_chunk(Batch& b, const Chunk& c, std::uint8_t* dst) {
   NvtxRange range("ferry stage");
-  const std::uint64_t packed = b.layout.packed_bytes;
-  if (is_dense_batch(b.plan, b.layout)) {
-    const std::uint8_t* src = b.view.base + c.first * b.plan.source_strides.n;
+  const std::uint64_t packed = b.submitted.layout.packed_bytes;
+  if (is_dense_batch(b.submitted.plan, b.submitted.layout)) {
+    const std::uint8_t* src = b.submitted.view.base + c.first * b.submitted.plan.source_strides.n;
     const auto pieces = static_cast<std::int64_t>((c.bytes + kGatherPieceBytes - 1) / kGatherPieceBytes);
     staging_pool_.parallel_for(0, pieces, [&](std::int64_t begin, std::int64_t end) {
       const auto start = Clock::now();
@@ -157,22 +157,22 @@ void Stager::gather_chunk(Batch& b, const Chunk& c, std::uint8_t* dst) {
   staging_pool_.parallel_for(0, c.count, [&](std::int64_t begin, std::int64_t end) {
     const auto start = Clock::now();
     for (std::int64_t i = begin; i < end; ++i)
-      pack_sample(dst + static_cast<std::uint64_t>(i) * packed, sample_at(b.view, c.first + i), b.plan, b.layout);
+      pack_sample(dst + static_cast<std::uint64_t>(i) * packed, sample_at(b.submitted.view, c.first + i), b.submitted.plan, b.submitted.layout);
     counters_.staging_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
   }, grain);
 }
 
 void Stager::copy_chunk_direct(Batch& b, const Chunk& c, void* dst_void, StreamHandle s) {
-  const SampleLayout& L = b.layout;
+  const SampleLayout& L = b.submitted.layout;
   auto* dst = static_cast<std::uint8_t*>(dst_void);
   const auto packed = static_cast<std::size_t>(L.packed_bytes);
   const auto row = static_cast<std::size_t>(L.row_bytes);
   const auto pitch = static_cast<std::size_t>(L.pitch);
   const auto rows = static_cast<std::size_t>(L.rows);
   const auto count = static_cast<std::size_t>(c.count);
-  if (!b.plan.source_has_samples) {
-    const std::int64_t stride_n = b.plan.source_strides.n;
-    const std::uint8_t* src = b.view.base + c.first * stride_n;
+  if (!b.submitted.plan.source_has_samples) {
+    const std::int64_t stride_n = b.submitted.plan.source_strides.n;
+    const std::uint8_t* src = b.submitted.view.base + c.first * stride_n;
     if (L.is_packed()) {
       if (count == 1 || stride_n == static_cast<std::int64_t>(packed)) {
         runtime_.copy(dst, src, static_cast<std::size_t>(c.bytes), s);
@@ -188,7 +188,7 @@ void Stager::copy_chunk_direct(Batch& b, const Chunk& c, void* dst_void, StreamH
     return;
   }
   for (std::size_t i = 0; i < count; ++i) {
-    const std::uint8_t* src = b.view.samples[c.first + static_cast<std::int64_t>(i)];
+    const std::uint8_t* src = b.submitted.view.samples[c.first + static_cast<std::int64_t>(i)];
     if (L.is_packed()) {
       runtime_.copy(dst + i * packed, src, packed, s);
     } else {
@@ -198,22 +198,22 @@ void Stager::copy_chunk_direct(Batch& b, const Chunk& c, void* dst_void, StreamH
 }
 
 void Stager::join(Batch& b) {
-  if (b.route != BatchRoute::kConvertOnHost) {
+  if (b.submitted.route != BatchRoute::kConvertOnHost) {
     // The done event marks the end of every queued chunk on the home stream.
     // If it cannot be made, completion waits for each chunk's own end instead.
     EventHandle done = nullptr;
     try {
       DeviceScope scope(runtime_);
-      const ChunkWork& only = b.chunks.front();
-      if (b.chunks.size() == 1 && only.queued && only.stream_index == b.home_index) {
+      const ChunkWork& only = b.chunks_.front();
+      if (b.chunks_.size() == 1 && only.queued && only.stream_index == b.submitted.home_index) {
         done = only.done;  // one chunk on the home stream: its end is the batch's end
       } else {
-        for (const ChunkWork& w : b.chunks)
-          if (w.queued && w.stream_index != b.home_index) runtime_.stream_wait(b.home_stream, w.done);
+        for (const ChunkWork& w : b.chunks_)
+          if (w.queued && w.stream_index != b.submitted.home_index) runtime_.stream_wait(b.submitted.home_stream, w.done);
         EventLease event(memory_.event_pool());
-        runtime_.event_record(event.get(), b.home_stream);
+        runtime_.event_record(event.get(), b.submitted.home_stream);
         done = event.release();
-        b.owns_done_event = true;
+        b.owns_done_event_ = true;
       }
     } catch (...) {
       const Error e = error_of_current_exception();
@@ -221,9 +221,9 @@ void Stager::join(Batch& b) {
       b.fail_locked(e);
     }
     try {
-      if (done != nullptr && b.has_handoff) {
+      if (done != nullptr && b.submitted.has_handoff) {
         DeviceScope scope(runtime_);
-        runtime_.stream_wait(b.handoff_stream, done);
+        runtime_.stream_wait(b.submitted.handoff_stream, done);
       }
     } catch (...) {
       const Error e = error_of_current_exception();
@@ -231,7 +231,7 @@ void Stager::join(Batch& b) {
       b.fail_locked(e);
     }
     std::lock_guard<std::mutex> lock(b.mutex);
-    b.done_event = done;
+    b.done_event_ = done;
   }
   {
     std::lock_guard<std::mutex> lock(b.mutex);

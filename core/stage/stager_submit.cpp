@@ -40,38 +40,37 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
                "or handoff_stream to NULL for no hand-off");
   auto batch = std::make_shared<Batch>(link_);
   Batch& b = *batch;
-  b.plan = make_convert_plan(source, transform, output);
-  take_unreleased_slot(b);  // given back by release or abandon, or below if prepare fails
+  b.submitted.plan = make_convert_plan(source, transform, output);
+  take_unreleased_slot();  // given back by the batch's first release (or abandon), or below if prepare fails
   struct SlotGuard {
     Stager& stager;
-    Batch& batch;
     bool keep = false;
     ~SlotGuard() {
-      if (!keep) stager.give_unreleased_slot_back(batch);
+      if (!keep) stager.give_unreleased_slot_back();
     }
-  } slot{*this, b};
-  b.view = source_view_of(b.plan, source);
-  if (b.plan.source_has_samples) {
-    const auto n = static_cast<std::size_t>(b.plan.n);
-    b.sample_pointers.resize(n);
+  } slot{*this};
+  b.submitted.view = source_view_of(b.submitted.plan, source);
+  if (b.submitted.plan.source_has_samples) {
+    const auto n = static_cast<std::size_t>(b.submitted.plan.n);
+    b.submitted.sample_pointers.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
-      b.sample_pointers[i] = static_cast<const std::uint8_t*>(source.samples[i]);
-      FERRY_EXPECT(b.sample_pointers[i] != nullptr, Status::InvalidArgument, "source.samples[", i,
-                   "] is NULL (source.n is ", b.plan.n, ")");
+      b.submitted.sample_pointers[i] = static_cast<const std::uint8_t*>(source.samples[i]);
+      FERRY_EXPECT(b.submitted.sample_pointers[i] != nullptr, Status::InvalidArgument, "source.samples[", i,
+                   "] is NULL (source.n is ", b.submitted.plan.n, ")");
     }
-    b.view.samples = b.sample_pointers.data();
+    b.submitted.view.samples = b.submitted.sample_pointers.data();
   }
   if (output != nullptr)
     FERRY_EXPECT(output->data != nullptr, Status::InvalidArgument,
                  "output->data is NULL: pass output = NULL to have ferry allocate the output");
-  b.layout = sample_layout_of(b.plan);
-  b.input_bytes = checked_mul(static_cast<std::uint64_t>(b.plan.n), b.layout.packed_bytes, "source bytes");
-  b.short_path = b.input_bytes <= kShortPathBytes;
-  b.priority = options.priority;
-  b.on_complete = options.on_complete;
-  b.has_handoff = options.has_handoff;
-  b.handoff_stream = options.handoff_stream;
-  if (b.has_handoff) b.consumers.push_back(b.handoff_stream);  // it reads the output: the release waits for it
+  b.submitted.layout = sample_layout_of(b.submitted.plan);
+  b.submitted.input_bytes = checked_mul(static_cast<std::uint64_t>(b.submitted.plan.n), b.submitted.layout.packed_bytes, "source bytes");
+  b.submitted.short_path = b.submitted.input_bytes <= kShortPathBytes;
+  b.submitted.priority = options.priority;
+  b.submitted.on_complete = options.on_complete;
+  b.submitted.has_handoff = options.has_handoff;
+  b.submitted.handoff_stream = options.handoff_stream;
+  if (b.submitted.has_handoff) b.consumers_.push_back(b.submitted.handoff_stream);  // it reads the output: the release waits for it
 
   const bool block = parts_.options.submit_nonblocking == 0 && !on_completion_thread();
   if (!gate_.enter(block))
@@ -89,14 +88,13 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
     unpin_source(b);
     throw;
   }
-  b.info = tensor_desc_of(b.plan, b.output, parts_.kind, parts_.kind == DeviceKind::Cuda ? parts_.device_index : -1);
-  place.dismiss();
-  b.holds_place = true;
+  b.submitted.info = tensor_desc_of(b.submitted.plan, b.submitted.output, parts_.kind, parts_.kind == DeviceKind::Cuda ? parts_.device_index : -1);
+  place.dismiss();  // the batch's first observer of completion gives it back
   slot.keep = true;
   return batch;
 }
 
-void Stager::take_unreleased_slot(Batch& b) {
+void Stager::take_unreleased_slot() {
   const auto limit = static_cast<std::uint64_t>(parts_.options.max_unreleased_batches);
   if (unreleased_.fetch_add(1, std::memory_order_relaxed) >= limit) {
     unreleased_.fetch_sub(1, std::memory_order_relaxed);
@@ -104,34 +102,31 @@ void Stager::take_unreleased_slot(Batch& b) {
          " batches that were submitted and not released (options->max_unreleased_batches): each holds its "
          "output and bookkeeping until ferry_batch_release; release the batches you are done with");
   }
-  b.holds_unreleased_slot = true;
 }
 
-void Stager::give_unreleased_slot_back(Batch& b) noexcept {
-  if (b.holds_unreleased_slot.exchange(false)) unreleased_.fetch_sub(1, std::memory_order_relaxed);
-}
+void Stager::give_unreleased_slot_back() noexcept { unreleased_.fetch_sub(1, std::memory_order_relaxed); }
 
 void Stager::classify(Batch& b, SourcePolicy policy) {
   if (parts_.convert_on_host) {
-    b.route = BatchRoute::kConvertOnHost;
+    b.submitted.route = BatchRoute::kConvertOnHost;
     return;
   }
-  b.route = BatchRoute::kStaged;
+  b.submitted.route = BatchRoute::kStaged;
   // Only sources a DMA copy can read as rows go directly; the rest is packed on the host.
-  if (policy == SourcePolicy::Stage || !b.layout.is_rows()) return;
+  if (policy == SourcePolicy::Stage || !b.submitted.layout.is_rows()) return;
   std::vector<std::pair<const void*, std::size_t>> ranges;
-  const std::size_t extent = static_cast<std::size_t>(b.plan.source_extent);
-  if (b.plan.source_has_samples) {
-    for (const std::uint8_t* p : b.sample_pointers) ranges.emplace_back(p, extent);
+  const std::size_t extent = static_cast<std::size_t>(b.submitted.plan.source_extent);
+  if (b.submitted.plan.source_has_samples) {
+    for (const std::uint8_t* p : b.submitted.sample_pointers) ranges.emplace_back(p, extent);
   } else {
-    ranges.emplace_back(b.view.base, extent);
+    ranges.emplace_back(b.submitted.view.base, extent);
   }
   HostRegistry& registry = memory_.registry();
   for (const auto& [ptr, bytes] : ranges) {
     if (memory_.is_ferry_pinned(ptr, bytes)) continue;
     if (registry.pin_if_registered(ptr, bytes) ||
         (policy == SourcePolicy::Register && registry.lookup_or_register(ptr, bytes, true))) {
-      b.pinned_ranges.emplace_back(ptr, bytes);
+      b.pinned_ranges_.emplace_back(ptr, bytes);
       continue;
     }
     const HostMemoryKind first = runtime_.pointer_kind(ptr);
@@ -140,44 +135,44 @@ void Stager::classify(Batch& b, SourcePolicy policy) {
     unpin_source(b);  // one pageable range: the whole batch is staged
     return;
   }
-  b.route = BatchRoute::kDirect;
+  b.submitted.route = BatchRoute::kDirect;
 }
 
 void Stager::plan_streams(Batch& b, std::uint64_t chunk_option) {
   std::uint64_t chunk_bytes = choose_chunk_bytes(chunk_option, parts_.options.chunk_bytes,
-                                                 b.route == BatchRoute::kDirect, parts_.kind == DeviceKind::Cuda);
+                                                 b.submitted.route == BatchRoute::kDirect, parts_.kind == DeviceKind::Cuda);
   // Staged chunks are double-buffered at least: the ring holds two of them.
-  if (b.route == BatchRoute::kStaged) chunk_bytes = std::min(chunk_bytes, ring_->max_bytes() / 2);
-  const std::vector<Chunk> chunks = plan_chunks(b.plan.n, b.layout.packed_bytes, chunk_bytes);
-  const bool high = b.priority > 0;
+  if (b.submitted.route == BatchRoute::kStaged) chunk_bytes = std::min(chunk_bytes, ring_->max_bytes() / 2);
+  const std::vector<Chunk> chunks = plan_chunks(b.submitted.plan.n, b.submitted.layout.packed_bytes, chunk_bytes);
+  const bool high = b.submitted.priority > 0;
   const std::size_t ticket = streams_.take(high, chunks.size());
-  b.chunks.resize(chunks.size());
+  b.chunks_.resize(chunks.size());
   for (std::size_t k = 0; k < chunks.size(); ++k) {
-    ChunkWork& w = b.chunks[k];
+    ChunkWork& w = b.chunks_[k];
     w.chunk = chunks[k];
     w.stream_index = streams_.index(high, ticket + k);
     w.stream = streams_.at(w.stream_index);
   }
-  b.home_index = b.chunks.front().stream_index;
-  b.home_stream = b.chunks.front().stream;
+  b.submitted.home_index = b.chunks_.front().stream_index;
+  b.submitted.home_stream = b.chunks_.front().stream;
 }
 
 void Stager::allocate_output(Batch& b, const OutputDesc* output) {
   if (output != nullptr) {
-    b.output = output->data;
+    b.submitted.output = output->data;
   } else {
     DeviceCache& cache = memory_.device_cache();
-    b.output = cache.allocate(static_cast<std::size_t>(b.plan.out_extent), b.home_stream);
+    b.submitted.output = cache.allocate(static_cast<std::size_t>(b.submitted.plan.out_extent), b.submitted.home_stream);
     try {
-      b.output_block = std::make_shared<OutputBlock>(output_home_, b.output, b.home_stream);
+      b.output_block_ = std::make_shared<OutputBlock>(output_home_, b.submitted.output, b.submitted.home_stream);
     } catch (...) {
-      cache.free(b.output, b.home_stream);
-      b.output = nullptr;
+      cache.free(b.submitted.output, b.submitted.home_stream);
+      b.submitted.output = nullptr;
       throw;
     }
-    b.owns_output = true;
+    b.submitted.owns_output = true;
   }
-  if (!runtime_.has_streams() || b.route == BatchRoute::kConvertOnHost) return;
+  if (!runtime_.has_streams() || b.submitted.route == BatchRoute::kConvertOnHost) return;
   // What every chunk's conversion must follow, recorded once here. The copies
   // never wait for it: they write ferry's own input buffers, so the bus stays
   // busy while the hand-off stream still runs the caller's earlier work.
@@ -186,28 +181,28 @@ void Stager::allocate_output(Batch& b, const OutputDesc* output) {
   //  - a ferry-allocated output: its allocation on the home stream, for the
   //    chunks on other streams. Nothing else can read a block ferry just
   //    allocated, so the hand-off stream's work is not waited for.
-  b.entry_on_handoff = b.has_handoff && !b.owns_output;
-  if (!b.entry_on_handoff && (!b.owns_output || b.chunks.size() == 1)) return;  // nothing to follow
-  b.entry_event = memory_.event_pool().acquire();
-  runtime_.event_record(b.entry_event, b.entry_on_handoff ? b.handoff_stream : b.home_stream);
+  b.entry_on_handoff_ = b.submitted.has_handoff && !b.submitted.owns_output;
+  if (!b.entry_on_handoff_ && (!b.submitted.owns_output || b.chunks_.size() == 1)) return;  // nothing to follow
+  b.entry_event_ = memory_.event_pool().acquire();
+  runtime_.event_record(b.entry_event_, b.entry_on_handoff_ ? b.submitted.handoff_stream : b.submitted.home_stream);
 }
 
 void Stager::launch(const std::shared_ptr<Batch>& batch) noexcept {
   Batch& b = *batch;
-  b.launched = true;
+  b.submitted.launched = true;
   counters_.batches_submitted.fetch_add(1, std::memory_order_relaxed);
-  counters_.input_bytes.fetch_add(b.input_bytes, std::memory_order_relaxed);
-  if (b.route == BatchRoute::kDirect || b.short_path) {
+  counters_.input_bytes.fetch_add(b.submitted.input_bytes, std::memory_order_relaxed);
+  if (b.submitted.route == BatchRoute::kDirect || b.submitted.short_path) {
     run(b);  // no hand-off: queuing DMA from pinned memory, or a small copy, is faster here
     return;
   }
   try {
-    to_stage_.push(batch, b.priority);
+    to_stage_.push(batch, b.submitted.priority);
   } catch (...) {
     run(b);  // no memory for the queue: do the work here rather than lose it
     return;
   }
-  if (b.has_handoff && runtime_.has_streams()) {
+  if (b.submitted.has_handoff && runtime_.has_streams()) {
     // A hand-off stream must wait for the batch from the moment submit
     // returns: CUDA's cudaStreamWaitEvent only sees records made before it,
     // so the host waits here until the staging thread has queued every chunk

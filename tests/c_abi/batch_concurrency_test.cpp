@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -125,6 +126,50 @@ TEST(StageConcurrency, DestroyWithBatchesInFlight) {
       EXPECT_EQ(ferry_batch_release(batches[i]), FERRY_ERR_INVALID_HANDLE);
     }
   }
+}
+
+// A completion callback releases a batch another thread is waiting on. The
+// batch submitted after the callback's own cannot complete while the callback
+// runs (the completion thread is in it), so a release that waited for the
+// waiter's call would never return.
+TEST(StageConcurrency, CallbackReleasesABatchAnotherThreadWaitsOn) {
+  struct Shared {
+    std::atomic<ferry_batch_t> target{nullptr};
+    std::atomic<bool> waiter_in{false};
+    std::atomic<int> release_status{-1};
+  } shared;
+  ferry_context_t ctx = cpu_context(4);
+  auto src = make_source(ctx, SourceKind::kPacked, 32, 128, 128, 4);  // 1.5 MB: the staging thread
+  ferry_submit_options o;
+  ferry_submit_options_init(&o, sizeof o);
+  o.user_data = &shared;
+  o.callback = [](ferry_batch_t, ferry_status, void* user_data) {
+    auto& s = *static_cast<Shared*>(user_data);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while ((s.target.load() == nullptr || !s.waiter_in.load()) && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the waiter is in ferry_batch_wait by now
+    s.release_status = ferry_batch_release(s.target.load());
+  };
+  ferry_batch_t first = nullptr, target = nullptr;
+  ASSERT_EQ(ferry_batch_submit(&first, ctx, &src->source, nullptr, nullptr, &o), FERRY_OK);
+  ASSERT_EQ(ferry_batch_submit(&target, ctx, &src->source, nullptr, nullptr, nullptr), FERRY_OK);
+  std::atomic<int> waited{-1};
+  std::thread waiter([&] {
+    shared.waiter_in = true;
+    waited = ferry_batch_wait(target);
+  });
+  shared.target = target;
+  waiter.join();
+  ASSERT_EQ(ferry_batch_wait(first), FERRY_OK) << ferry_last_error();
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (shared.release_status.load() == -1 && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::yield();
+  EXPECT_EQ(shared.release_status.load(), FERRY_OK);
+  EXPECT_TRUE(waited.load() == FERRY_OK || waited.load() == FERRY_ERR_INVALID_HANDLE) << waited.load();
+  EXPECT_EQ(ferry_batch_query(target), FERRY_ERR_INVALID_HANDLE);  // released by the callback
+  EXPECT_EQ(ferry_batch_release(first), FERRY_OK);
+  EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
 }
 
 }  // namespace

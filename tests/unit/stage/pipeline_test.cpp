@@ -75,8 +75,8 @@ class StagedPipeline : public ::testing::Test {
   void expect_matches(core::Batch& b, const ferry_source& s, const ferry_transform& t) {
     ferry_output packed;
     ferry_output_init(&packed, sizeof packed);
-    const auto expected = expected_output(s, t, packed, b.info.bytes);
-    EXPECT_EQ(first_difference(static_cast<const std::uint8_t*>(b.info.data), expected.data(), b.info.bytes), -1);
+    const auto expected = expected_output(s, t, packed, b.submitted.info.bytes);
+    EXPECT_EQ(first_difference(static_cast<const std::uint8_t*>(b.submitted.info.data), expected.data(), b.submitted.info.bytes), -1);
   }
 
   core::ContextOptions options_;
@@ -102,8 +102,8 @@ TEST_F(StagedPipeline, EverySourceKindTakesItsRouteAndMatches) {
       auto src = make_source(nullptr, c.kind, n, h, w, 11);
       auto tr = make_transform(tk, n, h, w);
       auto b = submit(src->source, tr->t, nullptr, src->policy, 3 * h * w * 3);  // 7 chunks
-      EXPECT_EQ(b->route, c.route) << name_of(c.kind);
-      EXPECT_EQ(b->chunks.size(), 7u);
+      EXPECT_EQ(b->submitted.route, c.route) << name_of(c.kind);
+      EXPECT_EQ(b->chunk_count(), 7u);
       stager_->wait(*b);
       EXPECT_TRUE(stager_->source_reusable(*b));
       expect_matches(*b, src->source, tr->t);
@@ -124,13 +124,13 @@ TEST_F(StagedPipeline, FerryPinnedAndPitchedRegisteredSourcesAreCopiedDirectly) 
   s.data = pinned, s.bytes = bytes, s.n = n, s.h = h, s.w = w, s.c = 3;
   auto tr = make_transform(TransformKind::kUint8Bgr, n, h, w);
   auto b = submit(s, tr->t, nullptr, FERRY_SOURCE_AUTO, 4 * h * w * 3);
-  EXPECT_EQ(b->route, BatchRoute::kDirect);
+  EXPECT_EQ(b->submitted.route, BatchRoute::kDirect);
   stager_->wait(*b);
   expect_matches(*b, s, tr->t);
   stager_->release(*b);
   // Staging on request, even from pinned memory.
   auto staged = submit(s, tr->t, nullptr, FERRY_SOURCE_STAGE);
-  EXPECT_EQ(staged->route, BatchRoute::kStaged);
+  EXPECT_EQ(staged->submitted.route, BatchRoute::kStaged);
   stager_->wait(*staged);
   expect_matches(*staged, s, tr->t);
   stager_->release(*staged);
@@ -143,7 +143,7 @@ TEST_F(StagedPipeline, FerryPinnedAndPitchedRegisteredSourcesAreCopiedDirectly) 
     auto src = make_source(nullptr, kind, n, h, w, 8);
     auto t2 = make_transform(TransformKind::kDefault, n, h, w);
     auto r = submit(src->source, t2->t, nullptr, FERRY_SOURCE_REGISTER, 2 * h * w * 3);
-    if (kind == SourceKind::kPitched) EXPECT_EQ(r->route, BatchRoute::kDirect);
+    if (kind == SourceKind::kPitched) EXPECT_EQ(r->submitted.route, BatchRoute::kDirect);
     stager_->wait(*r);
     expect_matches(*r, src->source, t2->t);
     stager_->release(*r);
@@ -212,7 +212,7 @@ TEST_F(StagedPipeline, OutOfMemoryInTheMiddleFailsTheBatchAndTheStagerGoesOn) {
   // Output, then the first chunk's stream buffer; the second chunk's buffer fails.
   backend_->device_allocs_left = 2;
   auto b = submit(src->source, tr->t, nullptr, FERRY_SOURCE_AUTO, 4 * h * w * 3);
-  ASSERT_EQ(b->chunks.size(), 2u);
+  ASSERT_EQ(b->chunk_count(), 2u);
   try {
     stager_->wait(*b);
     FAIL() << "the batch should have failed";
@@ -257,8 +257,9 @@ TEST_F(StagedPipeline, DestroyedWithBatchesInFlightWaitsForThem) {
   stager_.reset();  // waits for all four, then detaches them
   for (auto& b : batches) {
     EXPECT_EQ(b->stage_locked(), core::BatchStage::kFinished);
-    EXPECT_TRUE(b->detached);
-    EXPECT_THROW(core::StagerUse use(*b), Error);
+    std::unique_lock<std::mutex> lock(b->mutex);
+    EXPECT_EQ(b->hold_locked(), core::BatchHold::State::kDetached);
+    EXPECT_THROW(b->expect_held_locked(), Error);
   }
   EXPECT_EQ(counters_.batches_completed.load(), 4u);
 }
