@@ -63,6 +63,8 @@ FERRY_API ferry_status ferry_memory_free_device(ferry_context_t ctx, void* ptr, 
 FERRY_API ferry_status ferry_memory_trim(ferry_context_t ctx, unsigned kinds) {
   FERRY_API_BEGIN
   auto context = api::get_context(ctx);
+  // The staging ring's idle buffers first: they are pinned-pool blocks, which the pool's trim then frees.
+  if (kinds & core::kMemoryPinned) context->stager().trim_staging();
   context->memory().trim(kinds);
   FERRY_API_END
 }

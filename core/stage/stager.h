@@ -108,6 +108,8 @@ class Stager {
   // Whether the calling thread is a stager's completion thread (runs callbacks).
   static bool on_completion_thread() noexcept;
   int staging_threads() const noexcept { return staging_pool_.size(); }
+  // Gives the staging ring's idle pinned buffers back to the pinned pool (ferry_memory_trim).
+  std::size_t trim_staging() { return ring_ ? ring_->trim() : 0; }
   const NumaPlacement& placement() const noexcept { return parts_.placement; }
 
  private:

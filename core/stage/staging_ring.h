@@ -47,6 +47,10 @@ class StagingRing {
   // Gives the buffer back unused (an error before its copy was queued).
   void release_unused(void* buffer) noexcept;
 
+  // Gives the buffers no copy reads any more back to the pinned pool (polled,
+  // never waited for); the next acquire takes them again. Returns the bytes.
+  std::size_t trim() { return pool_.trim(); }
+
   std::uint64_t max_bytes() const noexcept { return max_bytes_; }
   std::uint64_t held_bytes() const noexcept { return pool_.held_bytes(); }
 

@@ -42,6 +42,15 @@ TEST(StageStagingRingInFlight, ReusesABufferAfterItsCopyAndWaitsForTheOldestCopy
     EXPECT_EQ(backend.pinned_allocs, allocs);  // the steady state: no new pinned memory
     EXPECT_EQ(ring.held_bytes(), 12 * MiB);
     EXPECT_EQ(backend.unexpected_calls, 0u);
+    // A trim gives back what no copy reads: nothing while a copy is in flight, all once it completed.
+    void* e = ring.acquire(4 * MiB);
+    ring.release_after_copy(e, stream(0x30));
+    EXPECT_EQ(ring.trim(), 0u);
+    backend.complete_all();
+    EXPECT_EQ(ring.trim(), 12 * MiB);
+    EXPECT_EQ(ring.held_bytes(), 0u);
+    EXPECT_EQ(pinned.stats().in_use_bytes, 0u);
+    EXPECT_NE(ring.acquire(4 * MiB), nullptr);  // and takes memory again when asked
   }
   EXPECT_EQ(pinned.stats().in_use_bytes, 0u);  // the ring gave its buffers back
   EXPECT_EQ(pinned.check_invariants(), "");
