@@ -4,7 +4,8 @@
 // - the vector kernel's paired step (two units loaded, then both converted)
 //   and the grid's last units taken one at a time after it;
 // - the window kernel's block shares: a thread's next unit in the same or the
-//   next sample, the per-sample entry reloaded when the sample changes;
+//   next sample, the per-sample entry reloaded when the sample changes, the
+//   coefficients from the table only with per-sample mean/std;
 // - the warp-staged NHWC stores across row ends (partial last units, rows
 //   whose output is not contiguous with the next).
 // 1024 images a case, compared with the CPU backend byte for byte between

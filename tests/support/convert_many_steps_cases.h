@@ -26,7 +26,7 @@ struct ManyStepsSpec {
   ferry_dtype dtype;
   ferry_layout layout;
   ManyStepsWindows windows;
-  bool reorder, pad_to_4, flips;
+  bool reorder, pad_to_4, flips, sample_stats;  // sample_stats: per-sample mean/std
   core::KernelPath path;
 };
 
@@ -76,7 +76,16 @@ inline std::unique_ptr<WindowCase> make_many_steps_case(const ManyStepsSpec& spe
   }
   if (!wc->crops.empty()) t.per_sample_crop = wc->crops.data();
   if (spec.flips) t.per_sample_mirror = wc->mirrors.data();
-  if (!wc->crops.empty() || spec.flips) t.per_sample_count = kManySamples;
+  if (spec.sample_stats) {
+    const int oc = spec.reorder ? 3 : spec.c;
+    for (std::int64_t i = 0; i < kManySamples * oc; ++i) {
+      wc->means.push_back(static_cast<float>(uniform(0, 255)) / 256.0f);
+      wc->stds.push_back(0.125f + static_cast<float>(uniform(0, 63)) / 128.0f);
+    }
+    t.per_sample_mean = wc->means.data();
+    t.per_sample_std = wc->stds.data();
+  }
+  if (!wc->crops.empty() || spec.flips || spec.sample_stats) t.per_sample_count = kManySamples;
 
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
@@ -97,16 +106,22 @@ inline core::KernelPath many_steps_path(const WindowCase& c) {
 }
 
 inline const ManyStepsSpec many_steps_specs[] = {
-    {"vector f32 NCHW", 96, 64, 3, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW, ManyStepsWindows::whole, false, false, false, core::KernelPath::vector},
-    {"vector f16 NCHW BGRA->RGB", 96, 64, 4, FERRY_DTYPE_FLOAT16, FERRY_LAYOUT_NCHW, ManyStepsWindows::whole, true, false, false, core::KernelPath::vector},
-    {"vector bf16 NHWC", 96, 64, 3, FERRY_DTYPE_BFLOAT16, FERRY_LAYOUT_NHWC, ManyStepsWindows::whole, false, false, false, core::KernelPath::vector},
-    {"vector f32 NCHW gray->RGB", 96, 64, 1, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW, ManyStepsWindows::whole, true, false, false, core::KernelPath::vector},
-    {"window f32 NCHW crops + flips", 90, 64, 3, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW, ManyStepsWindows::crops, false, false, true, core::KernelPath::window},
-    {"window f16 NCHW padded + flips", 90, 64, 3, FERRY_DTYPE_FLOAT16, FERRY_LAYOUT_NCHW, ManyStepsWindows::padded, false, false, true, core::KernelPath::window},
-    {"window f16 NHWC pad to 4 + flips", 90, 64, 3, FERRY_DTYPE_FLOAT16, FERRY_LAYOUT_NHWC, ManyStepsWindows::whole, false, true, true, core::KernelPath::window},
-    {"window bf16 NHWC BGR->RGB crops", 90, 64, 3, FERRY_DTYPE_BFLOAT16, FERRY_LAYOUT_NHWC, ManyStepsWindows::crops, true, false, true, core::KernelPath::window},
-    {"window u8 NHWC pad to 4 padded", 90, 64, 3, FERRY_DTYPE_UINT8, FERRY_LAYOUT_NHWC, ManyStepsWindows::padded, false, true, true, core::KernelPath::window},
-    {"window f32 NHWC BGRA->RGB padded", 90, 64, 4, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NHWC, ManyStepsWindows::padded, true, false, true, core::KernelPath::window},
+    {"vector f32 NCHW", 96, 64, 3, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW, ManyStepsWindows::whole, false, false, false, false, core::KernelPath::vector},
+    {"vector f16 NCHW BGRA->RGB", 96, 64, 4, FERRY_DTYPE_FLOAT16, FERRY_LAYOUT_NCHW, ManyStepsWindows::whole, true, false, false, false, core::KernelPath::vector},
+    {"vector bf16 NHWC", 96, 64, 3, FERRY_DTYPE_BFLOAT16, FERRY_LAYOUT_NHWC, ManyStepsWindows::whole, false, false, false, false, core::KernelPath::vector},
+    {"vector f32 NCHW gray->RGB", 96, 64, 1, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW, ManyStepsWindows::whole, true, false, false, false, core::KernelPath::vector},
+    {"window f32 NCHW crops + flips", 90, 64, 3, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW, ManyStepsWindows::crops, false, false, true, false, core::KernelPath::window},
+    {"window f16 NCHW padded + flips", 90, 64, 3, FERRY_DTYPE_FLOAT16, FERRY_LAYOUT_NCHW, ManyStepsWindows::padded, false, false, true, false, core::KernelPath::window},
+    {"window f16 NHWC pad to 4 + flips", 90, 64, 3, FERRY_DTYPE_FLOAT16, FERRY_LAYOUT_NHWC, ManyStepsWindows::whole, false, true, true, false, core::KernelPath::window},
+    {"window bf16 NHWC BGR->RGB crops", 90, 64, 3, FERRY_DTYPE_BFLOAT16, FERRY_LAYOUT_NHWC, ManyStepsWindows::crops, true, false, true, false, core::KernelPath::window},
+    {"window u8 NHWC pad to 4 padded", 90, 64, 3, FERRY_DTYPE_UINT8, FERRY_LAYOUT_NHWC, ManyStepsWindows::padded, false, true, true, false, core::KernelPath::window},
+    {"window f32 NHWC BGRA->RGB padded", 90, 64, 4, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NHWC, ManyStepsWindows::padded, true, false, true, false, core::KernelPath::window},
+    {"vector f16 NCHW per-sample mean/std", 96, 64, 3, FERRY_DTYPE_FLOAT16, FERRY_LAYOUT_NCHW,
+     ManyStepsWindows::whole, false, false, false, true, core::KernelPath::vector},
+    {"window f32 NCHW crops + flips, per-sample mean/std", 90, 64, 3, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW,
+     ManyStepsWindows::crops, false, false, true, true, core::KernelPath::window},
+    {"window bf16 NHWC pad to 4 padded, per-sample mean/std", 90, 64, 3, FERRY_DTYPE_BFLOAT16, FERRY_LAYOUT_NHWC,
+     ManyStepsWindows::padded, false, true, true, true, core::KernelPath::window},
 };
 
 }  // namespace ferry::test

@@ -181,6 +181,19 @@ TEST(KernelChoice, EveryFastPathTestCaseTakesAUnitKernel) {
   EXPECT_GT(cases, 7000);
 }
 
+// The kernels read the table's coefficients only when they differ per sample.
+TEST(KernelChoice, PerSampleCoefficientsAreFlagged) {
+  Call flips = imagenet(DType::Float32, Layout::NCHW);
+  flips.mirrors.assign(8, 1);
+  EXPECT_EQ(flips.choose().params.sample_coefficients, 0);
+  Call stats = imagenet(DType::Float32, Layout::NCHW);
+  const std::vector<float> means(8 * 3, 0.5f), stds(8 * 3, 0.25f);
+  stats.transform.per_sample_mean = means.data();
+  stats.transform.per_sample_std = stds.data();
+  stats.transform.per_sample_count = 8;
+  EXPECT_EQ(stats.choose().params.sample_coefficients, 1);
+}
+
 // The large-batch GPU test's cases take the kernels they are meant to step through.
 TEST(KernelChoice, ManyStepsTestCasesTakeTheirKernels) {
   std::uint32_t seed = 7;
