@@ -181,7 +181,8 @@ __device__ __forceinline__ void store_vector_unit(const KernelParams& p,
 // thread is resident). Each unit is converted and stored exactly as with
 // STEP = 1; only the order of loads and stores across units changes.
 template <DType D, int C, bool NHWC, int STEP>
-__global__ void __launch_bounds__(kThreads, STEP == 1 ? 1 : step_min_blocks<C, NHWC>()) convert_vector_kernel(const KernelParams p) {
+__global__ void __launch_bounds__(kThreads, STEP == 1 ? 1 : step_min_blocks<C, NHWC>())
+    convert_vector_kernel(const KernelParams p) {
   constexpr int IB = unit_in_bytes<D, C, NHWC>();
   const std::uint32_t stride = gridDim.x * kThreads;  // units < 2^31 and stride < 2^31: no wrap below
   const std::uint32_t start = blockIdx.x * kThreads + threadIdx.x;

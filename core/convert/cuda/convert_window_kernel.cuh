@@ -271,7 +271,8 @@ __device__ __forceinline__ void store_nhwc(uint4* warp_slots, const NhwcUnit<SHA
     warp_staged_store<D, SHAPE>(warp_slots, nhwc.v, nhwc.dst, nhwc.count);
   } else {
 #pragma unroll
-    for (int q = 0; q < SHAPE; ++q) store_vector<D>(nhwc.dst + q * 16, nhwc.v[q], nhwc.count - q * (16 / elem_size<D>()));
+    for (int q = 0; q < SHAPE; ++q)
+      store_vector<D>(nhwc.dst + q * 16, nhwc.v[q], nhwc.count - q * (16 / elem_size<D>()));
   }
 }
 
@@ -285,7 +286,8 @@ __device__ __forceinline__ void store_nhwc(uint4* warp_slots, const NhwcUnit<SHA
 // The loop bound is block-uniform, so every lane of a warp reaches the
 // staged store of every step.
 template <DType D, int C, int SHAPE>
-__global__ void __launch_bounds__(kWindowThreads, window_min_blocks<D, C, SHAPE>()) convert_window_kernel(const KernelParams p) {
+__global__ void __launch_bounds__(kWindowThreads, window_min_blocks<D, C, SHAPE>())
+    convert_window_kernel(const KernelParams p) {
   constexpr int G = 16 / elem_size<D>();
   constexpr int S = SHAPE == 0 ? 1 : SHAPE;
   __shared__ uint4 stage[SHAPE >= 3 ? kWindowThreads * SHAPE : 1];
