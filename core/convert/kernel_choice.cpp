@@ -11,6 +11,11 @@ using cuda_convert::load_width;
 
 constexpr std::int64_t kIndexLimit = std::int64_t{1} << 31;  // FastDiv's dividends and divisors
 
+// The vector kernel's units per thread step: 2 keeps two loads in flight per
+// thread (core/convert/cuda/PERF_NOTES.md); 1 is the kernel of the first
+// measured table, the fallback if 2 measures worse.
+constexpr int kVectorStep = 2;
+
 bool aligned(std::uint64_t v, std::uint64_t a) { return v % a == 0; }
 
 KernelParams params_of(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
@@ -36,6 +41,7 @@ KernelParams params_of(const ConvertPlan& plan, const SourceView& source, std::i
   p.mirror = plan.mirror;
   p.pad_bits = plan.pad_bits, p.fill_bits = plan.fill_bits;
   p.out_nhwc = plan.out_layout == Layout::NHWC;
+  p.sample_coefficients = !plan.sample_alpha.empty();
   return p;
 }
 
@@ -173,6 +179,7 @@ KernelChoice choose_kernel(const ConvertPlan& plan, const SourceView& source, st
                                                      : std::vector<std::uintptr_t>{};
     if (choose_vector(p, plan.dtype, moved ? starts.data() : nullptr)) {
       choice.path = KernelPath::vector;
+      choice.vector_step = kVectorStep;
       return choice;
     }
   }

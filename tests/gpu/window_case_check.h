@@ -24,9 +24,10 @@ inline constexpr std::uint8_t canary = 0xA5, poison = 0xCD;
 struct DeviceBuffers {
   std::uint8_t* in = nullptr;
   std::uint8_t* out = nullptr;
-  static constexpr std::size_t in_bytes = 1 << 20, out_bytes = 4 << 20;
+  std::size_t in_bytes, out_bytes;
   cudaError_t status = cudaSuccess;
-  DeviceBuffers() {
+  explicit DeviceBuffers(std::size_t in_size = 1 << 20, std::size_t out_size = 4 << 20)
+      : in_bytes(in_size), out_bytes(out_size) {
     status = cudaMalloc(reinterpret_cast<void**>(&in), in_bytes);
     if (status == cudaSuccess) status = cudaMalloc(reinterpret_cast<void**>(&out), out_bytes);
   }
@@ -39,7 +40,7 @@ struct DeviceBuffers {
 // Runs one case on the GPU and the CPU; "" or the first problem.
 inline std::string check_window_case(ferry_context_t cpu, ferry_context_t gpu, WindowCase& c, DeviceBuffers& d, cudaStream_t stream) {
   const std::size_t bytes = c.output.bytes, total = guard_bytes + bytes + guard_bytes;
-  if (total > DeviceBuffers::out_bytes) return "the case's output is larger than the test's buffer";
+  if (total > d.out_bytes) return "the case's output is larger than the test's buffer";
   std::vector<std::uint8_t> want(total, canary), got(total, 0);
   std::fill(want.begin() + guard_bytes, want.begin() + guard_bytes + bytes, poison);
   ferry_output o = c.output;
@@ -56,7 +57,7 @@ inline std::string check_window_case(ferry_context_t cpu, ferry_context_t gpu, W
     used += (n + 16 + 255) / 256 * 256;
     // On `stream`, like everything here: a non-blocking stream does not wait
     // for the legacy stream (a cudaMemset there raced with the kernel).
-    if (used > DeviceBuffers::in_bytes || cudaMemcpyAsync(p, host, n, cudaMemcpyHostToDevice, stream) != cudaSuccess)
+    if (used > d.in_bytes || cudaMemcpyAsync(p, host, n, cudaMemcpyHostToDevice, stream) != cudaSuccess)
       return nullptr;
     return p;
   };
@@ -99,7 +100,8 @@ struct WindowCaseRig {
   ferry_context_t cpu = nullptr, gpu = nullptr;
   cudaStream_t stream = nullptr;
   std::string problem;
-  WindowCaseRig() {
+  explicit WindowCaseRig(std::size_t in_bytes = 1 << 20, std::size_t out_bytes = 4 << 20)
+      : buffers(in_bytes, out_bytes) {
     if (buffers.status != cudaSuccess)
       problem = std::string("cudaMalloc of the test's buffers: ") + cudaGetErrorString(buffers.status);
     cpu = make_test_context(FERRY_DEVICE_CPU, 4);

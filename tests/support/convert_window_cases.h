@@ -44,6 +44,7 @@ struct WindowCase {
   std::vector<const void*> sample_pointers;
   std::vector<ferry_rect> crops;
   std::vector<std::uint8_t> mirrors;
+  std::vector<float> means, stds;  // per-sample mean/std (out_channels a sample), or empty
 };
 
 // Window origins along one axis of `image` pixels for a window of `size`:

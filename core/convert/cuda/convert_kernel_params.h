@@ -67,6 +67,9 @@ struct KernelParams {
   std::int32_t crop_x = 0, crop_y = 0, mirror = 0;
   std::uint32_t pad_bits = 0, fill_bits = 0;
   std::int32_t out_nhwc = 0;
+  // Whether the table's alpha/beta differ per sample (per-sample mean/std);
+  // if not, they equal alpha/beta above and the kernels read those instead.
+  std::int32_t sample_coefficients = 0;
   // The run kernel (fast path): each sample is runs_per_sample runs of run_len
   // contiguous interleaved pixels in, contiguous pixels out per channel plane.
   std::int64_t run_len = 0, runs_per_sample = 0, tiles_per_run = 0;
@@ -85,9 +88,10 @@ void launch_convert(const KernelParams& params, DType dtype, bool runs, int max_
 // Resident blocks per SM of the kernel launch_convert would pick.
 int convert_blocks_per_sm(DType dtype, bool runs);
 
-// The vector kernel: ONE launch, grid-stride over the units. max_blocks caps the grid.
-void launch_convert_vector(const KernelParams& params, DType dtype, int max_blocks, void* stream);
-int convert_vector_blocks_per_sm(DType dtype, int c, bool out_nhwc);
+// The vector kernel: ONE launch, grid-stride over the units, `step` (1 or 2)
+// units loaded at a time per thread. max_blocks caps the grid.
+void launch_convert_vector(const KernelParams& params, DType dtype, int step, int max_blocks, void* stream);
+int convert_vector_blocks_per_sm(DType dtype, int c, bool out_nhwc, int step);
 
 // The window kernel (convert_window_kernel.cuh): the same units, any window,
 // mirror, alignment, channel map, padding and dtype. shape: 0 for NCHW output,

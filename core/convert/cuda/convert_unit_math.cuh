@@ -1,6 +1,7 @@
 // Device helpers the unit kernels share (convert_vector_kernel.cu,
 // convert_window_kernel.cuh): element sizes, byte -> float without I2F,
-// the folded affine step, packing to 16-bit pairs, and where a sample starts.
+// the folded affine step, packing to 16-bit pairs, a 16-byte vector's store
+// (whole or element by element), and where a sample starts.
 //
 // Arithmetic, bit-identical to the CPU backend: float(x) is made exactly as
 // (0x4B000000 | x) - 2^23 (one PRMT and one FADD, no I2F on the slow
@@ -43,6 +44,25 @@ __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
   } else {
     const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
     return *reinterpret_cast<const std::uint32_t*>(&h);
+  }
+}
+
+// Stores the vector: one 16-byte store when all its elements are wanted and
+// dst is aligned, else the first `count` elements one by one.
+template <DType D>
+__device__ __forceinline__ void store_vector(std::uint8_t* dst, const std::uint32_t (&w)[4], int count) {
+  constexpr int E = elem_size<D>(), G = 16 / E;
+  if (count >= G && (reinterpret_cast<std::uintptr_t>(dst) & 15) == 0) {
+    *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
+    return;
+  }
+#pragma unroll
+  for (int e = 0; e < G; ++e) {
+    if (e >= count) break;
+    const std::uint32_t bits = w[e * E / 4] >> ((e * E % 4) * 8);
+    if constexpr (E == 4) *reinterpret_cast<std::uint32_t*>(dst + e * E) = bits;
+    if constexpr (E == 2) *reinterpret_cast<std::uint16_t*>(dst + e * E) = static_cast<std::uint16_t>(bits);
+    if constexpr (E == 1) dst[e] = static_cast<std::uint8_t>(bits);
   }
 }
 

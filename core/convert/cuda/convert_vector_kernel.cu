@@ -3,8 +3,9 @@
 // (packed images, or rows) and every run is a whole number of 16-byte output
 // units, aligned.
 //
-// One thread converts one unit per step, straight from registers: no shared
-// memory, no block per row. A unit is
+// One thread converts one unit at a time (loading the next one first when
+// STEP is 2), straight from registers: no shared memory, no block per row.
+// A unit is
 //  - NCHW output: G = 16 / element-size pixels (G * C input bytes, loaded with
 //    the widest aligned vector loads), written as one 16-byte store per output
 //    channel plane; lanes of a warp write consecutive units, so each store
@@ -15,6 +16,7 @@
 //    per unit, one 16-byte store; the channel of element j is (offset + j) % C.
 // The grid is sized to the resident blocks and strides over all units of
 // the call (every sample, every run): no tail of idle blocks per row.
+// Resource use and the measured causes: PERF_NOTES.md.
 //
 // Arithmetic: convert_unit_math.cuh (bit-identical to the CPU backend).
 #include <algorithm>
@@ -28,6 +30,15 @@ namespace ferry::core::cuda_convert {
 namespace {
 
 constexpr int kThreads = 256;
+// Resident blocks per SM asked of ptxas for STEP 2. Left to itself it takes
+// 51-60 registers for NCHW output (4 blocks): two loads a thread on half the
+// threads are no more bytes in flight than one on all. Capped: NCHW at 40
+// registers (6 blocks; 48 and 5 for 4 source channels, which spill at 40),
+// NHWC at 32 (all 8 blocks, as with STEP 1), none of them spilling.
+template <int C, bool NHWC>
+constexpr int step_min_blocks() {
+  return NHWC ? 8 : C == 4 ? 5 : 6;
+}
 
 // Input bytes of one unit.
 template <DType D, int C, bool NHWC> __host__ __device__ constexpr int unit_in_bytes() {
@@ -74,99 +85,151 @@ struct Coefficients {
   float a[4], b[4];
 };
 
+// One unit between its load and its stores: the loaded input bytes, where its
+// output goes, its unit index in the run and its sample's parameters.
+template <int IB>
+struct LoadedUnit {
+  Words<IB> in;
+  std::uint8_t* out;
+  std::uint32_t u;
+  const SampleParams* ds;
+};
+
 template <DType D, int C, bool NHWC>
-__global__ void __launch_bounds__(kThreads) convert_vector_kernel(const KernelParams p) {
+__device__ __forceinline__ LoadedUnit<unit_in_bytes<D, C, NHWC>()> load_vector_unit(const KernelParams& p,
+                                                                                   std::uint32_t unit) {
+  constexpr int IB = unit_in_bytes<D, C, NHWC>();
+  const std::uint32_t run = p.units_per_run.divide(unit);
+  const std::uint32_t u = unit - run * p.units_per_run.d;
+  const std::uint32_t i = p.runs_per_sample_div.divide(run);
+  const std::uint32_t row = run - i * p.runs_per_sample_div.d;
+  const SampleParams* ds = p.params ? p.params + i : nullptr;
+  const std::uint8_t* sample = sample_source(p, i);
+  const int x0 = ds ? ds->x : p.crop_x, y0 = ds ? ds->y : p.crop_y;
+  const std::uint8_t* src = sample + static_cast<std::int64_t>(y0 + static_cast<int>(row)) * p.src_h +
+                            static_cast<std::int64_t>(x0) * C + static_cast<std::int64_t>(u) * IB;
+  std::uint8_t* out = p.out + (p.first + i) * p.out_n + static_cast<std::int64_t>(row) * p.out_h +
+                      static_cast<std::int64_t>(u) * 16;
+  return {load_unit<IB>(src), out, u, ds};
+}
+
+template <DType D, int C, bool NHWC>
+__device__ __forceinline__ void store_vector_unit(const KernelParams& p,
+                                                  const LoadedUnit<unit_in_bytes<D, C, NHWC>()>& lu) {
   constexpr int E = elem_size<D>(), N = 16 / E, IB = unit_in_bytes<D, C, NHWC>();
-  const std::uint32_t stride = gridDim.x * kThreads;
-  for (std::uint32_t unit = blockIdx.x * kThreads + threadIdx.x; unit < p.units; unit += stride) {
-    const std::uint32_t run = p.units_per_run.divide(unit);
-    const std::uint32_t u = unit - run * p.units_per_run.d;
-    const std::uint32_t i = p.runs_per_sample_div.divide(run);
-    const std::uint32_t row = run - i * p.runs_per_sample_div.d;
-    const SampleParams* ds = p.params ? p.params + i : nullptr;
-    const std::uint8_t* sample = sample_source(p, i);
-    const int x0 = ds ? ds->x : p.crop_x, y0 = ds ? ds->y : p.crop_y;
-    const std::uint8_t* src = sample + static_cast<std::int64_t>(y0 + static_cast<int>(row)) * p.src_h +
-                              static_cast<std::int64_t>(x0) * C + static_cast<std::int64_t>(u) * IB;
-    const Words<IB> in = load_unit<IB>(src);
-    Coefficients k;
+  const Words<IB>& in = lu.in;
+  const std::uint32_t u = lu.u;
+  std::uint8_t* const out = lu.out;
+  Coefficients k;
+  const SampleParams* ds = p.sample_coefficients ? lu.ds : nullptr;  // else the table's equal p's
 #pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      k.a[c] = ds ? ds->alpha[c] : p.alpha[c];
-      k.b[c] = ds ? ds->beta[c] : p.beta[c];
-    }
-    std::uint8_t* out = p.out + (p.first + i) * p.out_n + static_cast<std::int64_t>(row) * p.out_h +
-                        static_cast<std::int64_t>(u) * 16;
-    if constexpr (NHWC) {
-      // Element j of the unit is input byte j, channel (u * IB + j) % C.
-      float v[N];
-      if constexpr (C == 3) {
-        const unsigned r = (u * IB) % 3u;
-        // Rotate the three coefficient pairs so that element j uses slot j % 3.
-        float a[3], b[3];
+  for (int c = 0; c < 4; ++c) {
+    k.a[c] = ds ? ds->alpha[c] : p.alpha[c];
+    k.b[c] = ds ? ds->beta[c] : p.beta[c];
+  }
+  if constexpr (NHWC) {
+    // Element j of the unit is input byte j, channel (u * IB + j) % C.
+    float v[N];
+    if constexpr (C == 3) {
+      const unsigned r = (u * IB) % 3u;
+      // Rotate the three coefficient pairs so that element j uses slot j % 3.
+      float a[3], b[3];
 #pragma unroll
-        for (int t = 0; t < 3; ++t) {
-          const unsigned c0 = (r + t) % 3u;
-          a[t] = c0 == 0 ? k.a[0] : c0 == 1 ? k.a[1] : k.a[2];
-          b[t] = c0 == 0 ? k.b[0] : c0 == 1 ? k.b[1] : k.b[2];
-        }
-#pragma unroll
-        for (int j = 0; j < N; ++j) v[j] = affine(byte_float(in.w[j / 4], j % 4), a[j % 3], b[j % 3]);
-      } else {
-#pragma unroll
-        for (int j = 0; j < N; ++j) v[j] = affine(byte_float(in.w[j / 4], j % 4), k.a[j % C], k.b[j % C]);
+      for (int t = 0; t < 3; ++t) {
+        const unsigned c0 = (r + t) % 3u;
+        a[t] = c0 == 0 ? k.a[0] : c0 == 1 ? k.a[1] : k.a[2];
+        b[t] = c0 == 0 ? k.b[0] : c0 == 1 ? k.b[1] : k.b[2];
       }
-      store_unit<D>(out, v);
+#pragma unroll
+      for (int j = 0; j < N; ++j) v[j] = affine(byte_float(in.w[j / 4], j % 4), a[j % 3], b[j % 3]);
     } else {
 #pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        if (c >= p.oct) break;
-        float v[N];
-        if (c < p.oc) {
-          const unsigned m = static_cast<unsigned>(p.channel_map[c]);
+      for (int j = 0; j < N; ++j) v[j] = affine(byte_float(in.w[j / 4], j % 4), k.a[j % C], k.b[j % C]);
+    }
+    store_unit<D>(out, v);
+  } else {
 #pragma unroll
-          for (int j = 0; j < N; ++j) {
-            constexpr int W = IB / 4;
-            const int first = j * C, w = first / 4, at = first % 4;  // pixel j's channel 0: byte `at` of word w
-            float x;
-            if (at + C - 1 <= 3) {
-              x = byte_float(in.w[w], static_cast<unsigned>(at) + m);
-            } else {
-              x = byte_float2(in.w[w], in.w[w + 1 < W ? w + 1 : w], static_cast<unsigned>(at) + m);
-            }
-            v[j] = affine(x, k.a[c], k.b[c]);
+    for (int c = 0; c < 4; ++c) {
+      if (c >= p.oct) break;
+      float v[N];
+      if (c < p.oc) {
+        const unsigned m = static_cast<unsigned>(p.channel_map[c]);
+#pragma unroll
+        for (int j = 0; j < N; ++j) {
+          constexpr int W = IB / 4;
+          const int first = j * C, w = first / 4, at = first % 4;  // pixel j's channel 0: byte `at` of word w
+          float x;
+          if (at + C - 1 <= 3) {
+            x = byte_float(in.w[w], static_cast<unsigned>(at) + m);
+          } else {
+            x = byte_float2(in.w[w], in.w[w + 1 < W ? w + 1 : w], static_cast<unsigned>(at) + m);
           }
-          store_unit<D>(out + c * p.out_c, v);
-        } else {
-          const std::uint32_t bits = E == 4 ? p.pad_bits : (p.pad_bits | (p.pad_bits << 16));
-          *reinterpret_cast<uint4*>(out + c * p.out_c) = make_uint4(bits, bits, bits, bits);
+          v[j] = affine(x, k.a[c], k.b[c]);
         }
+        store_unit<D>(out + c * p.out_c, v);
+      } else {
+        const std::uint32_t bits = E == 4 ? p.pad_bits : (p.pad_bits | (p.pad_bits << 16));
+        *reinterpret_cast<uint4*>(out + c * p.out_c) = make_uint4(bits, bits, bits, bits);
       }
     }
   }
 }
 
+// The grid strides over the units STEP at a time per thread: the STEP units
+// are loaded before any is converted, so a thread keeps STEP loads in flight
+// instead of one (the bytes in flight per SM set the bandwidth once every
+// thread is resident). Each unit is converted and stored exactly as with
+// STEP = 1; only the order of loads and stores across units changes.
+template <DType D, int C, bool NHWC, int STEP>
+__global__ void __launch_bounds__(kThreads, STEP == 1 ? 1 : step_min_blocks<C, NHWC>())
+    convert_vector_kernel(const KernelParams p) {
+  constexpr int IB = unit_in_bytes<D, C, NHWC>();
+  const std::uint32_t stride = gridDim.x * kThreads;  // units < 2^31 and stride < 2^31: no wrap below
+  const std::uint32_t start = blockIdx.x * kThreads + threadIdx.x;
+  if constexpr (STEP == 1) {
+    for (std::uint32_t unit = start; unit < p.units; unit += stride)
+      store_vector_unit<D, C, NHWC>(p, load_vector_unit<D, C, NHWC>(p, unit));
+  } else {
+    std::uint32_t first = start;
+    for (; first + (STEP - 1) * stride < p.units; first += STEP * stride) {
+      LoadedUnit<IB> loaded[STEP];
+#pragma unroll
+      for (int s = 0; s < STEP; ++s) loaded[s] = load_vector_unit<D, C, NHWC>(p, first + s * stride);
+#pragma unroll
+      for (int s = 0; s < STEP; ++s) store_vector_unit<D, C, NHWC>(p, loaded[s]);
+    }
+    for (std::uint32_t unit = first; unit < p.units; unit += stride)  // the grid's last units, one at a time
+      store_vector_unit<D, C, NHWC>(p, load_vector_unit<D, C, NHWC>(p, unit));
+  }
+}
+
+template <DType D, int C, bool NHWC>
+const void* kernel_for_step(int step) {
+  return step == 2 ? reinterpret_cast<const void*>(&convert_vector_kernel<D, C, NHWC, 2>)
+                   : reinterpret_cast<const void*>(&convert_vector_kernel<D, C, NHWC, 1>);
+}
+
 template <DType D, int C>
-const void* kernel_for_layout(bool nhwc) {
-  return nhwc ? reinterpret_cast<const void*>(&convert_vector_kernel<D, C, true>)
-              : reinterpret_cast<const void*>(&convert_vector_kernel<D, C, false>);
+const void* kernel_for_layout(bool nhwc, int step) {
+  return nhwc ? kernel_for_step<D, C, true>(step) : kernel_for_step<D, C, false>(step);
 }
 
 template <DType D>
-const void* kernel_for_channels(int c, bool nhwc) {
+const void* kernel_for_channels(int c, bool nhwc, int step) {
   switch (c) {
-    case 1: return kernel_for_layout<D, 1>(nhwc);
-    case 3: return kernel_for_layout<D, 3>(nhwc);
-    case 4: return kernel_for_layout<D, 4>(nhwc);
+    case 1: return kernel_for_layout<D, 1>(nhwc, step);
+    case 3: return kernel_for_layout<D, 3>(nhwc, step);
+    case 4: return kernel_for_layout<D, 4>(nhwc, step);
   }
   fail(Status::Internal, "vector conversion kernel for ", c, " channels does not exist");
 }
 
-const void* pick_vector_kernel(DType dtype, int c, bool nhwc) {
+const void* pick_vector_kernel(DType dtype, int c, bool nhwc, int step) {
+  if (step != 1 && step != 2) fail(Status::Internal, "vector conversion kernel for step ", step, " does not exist");
   switch (dtype) {
-    case DType::Float32: return kernel_for_channels<DType::Float32>(c, nhwc);
-    case DType::Float16: return kernel_for_channels<DType::Float16>(c, nhwc);
-    case DType::BFloat16: return kernel_for_channels<DType::BFloat16>(c, nhwc);
+    case DType::Float32: return kernel_for_channels<DType::Float32>(c, nhwc, step);
+    case DType::Float16: return kernel_for_channels<DType::Float16>(c, nhwc, step);
+    case DType::BFloat16: return kernel_for_channels<DType::BFloat16>(c, nhwc, step);
     case DType::UInt8: break;
   }
   fail(Status::Internal, "vector conversion kernel for dtype ", static_cast<int>(dtype), " does not exist");
@@ -174,18 +237,18 @@ const void* pick_vector_kernel(DType dtype, int c, bool nhwc) {
 
 }  // namespace
 
-int convert_vector_blocks_per_sm(DType dtype, int c, bool out_nhwc) {
+int convert_vector_blocks_per_sm(DType dtype, int c, bool out_nhwc, int step) {
   int blocks = 0;
-  FERRY_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, pick_vector_kernel(dtype, c, out_nhwc),
+  FERRY_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, pick_vector_kernel(dtype, c, out_nhwc, step),
                                                                kThreads, 0));
   return blocks > 0 ? blocks : 1;
 }
 
-void launch_convert_vector(const KernelParams& params, DType dtype, int max_blocks, void* stream) {
+void launch_convert_vector(const KernelParams& params, DType dtype, int step, int max_blocks, void* stream) {
   const std::int64_t work = (std::int64_t{params.units} + kThreads - 1) / kThreads;
   const int blocks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(work, max_blocks)));
   void* args[] = {const_cast<KernelParams*>(&params)};
-  FERRY_CUDA_TRY(cudaLaunchKernel(pick_vector_kernel(dtype, params.c, params.out_nhwc != 0),
+  FERRY_CUDA_TRY(cudaLaunchKernel(pick_vector_kernel(dtype, params.c, params.out_nhwc != 0, step),
                                   dim3(static_cast<unsigned>(blocks)), dim3(kThreads), args, 0,
                                   static_cast<cudaStream_t>(stream)));
 }

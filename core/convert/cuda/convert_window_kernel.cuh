@@ -13,13 +13,18 @@
 // any window origin costs the same. Then:
 //  - NCHW output: one 16-byte store per output channel plane; the lanes of a
 //    warp write consecutive units of a plane (512 contiguous bytes).
-//  - NHWC output of OCT channels: OCT consecutive 16-byte stores.
+//  - NHWC output of OCT channels: OCT consecutive 16-byte vectors, stored
+//    through the warp's shared-memory slots (OCT 3 and 4) so that each store
+//    instruction of the warp writes contiguous bytes (convert_window_stage.cuh).
 // Mirror Y and the per-sample origins only move the row pointer. A span
 // reaching outside the image (or a unit past the row's end) takes the
 // predicated branch: word loads only where the whole word is inside the row,
 // single bytes at its edges, the fill value for pixels outside, and element
-// stores for what is left of the row, so nothing past the row is written.
-// The grid strides over every unit of the call, like the vector kernel.
+// stores for what is left of the row, so nothing past the row is written; a
+// span wholly outside stores the fill constants without loading anything.
+// Each block walks one contiguous share of the call's units, so a thread
+// reads a per-sample table entry once per sample, not once per unit.
+// Measured causes and predictions: PERF_NOTES.md.
 //
 // Instantiated per dtype, source channels and output shape in
 // convert_window_nchw.cu and convert_window_nhwc.cu.
@@ -29,10 +34,26 @@
 
 #include "core/convert/cuda/convert_kernel_params.h"
 #include "core/convert/cuda/convert_unit_math.cuh"
+#include "core/convert/cuda/convert_window_stage.cuh"
 
 namespace ferry::core::cuda_convert {
 
 constexpr int kWindowThreads = 256;
+
+// Resident blocks per SM asked of ptxas (its register cap). Left to itself it
+// took 54-78 registers for most instantiations (4 or 3 blocks of 256), and
+// the count moved with unrelated edits. 5 blocks (48 registers) is 25 % more
+// bytes in flight than 4; those that spill at 48 (-Xptxas -v: NHWC of 4
+// channels in 16 or 8 bits, uint8 from 4 channels or to NHWC of 3) get 4
+// (64 registers), and spill nothing. uint8 NCHW from 3 channels keeps 5 with
+// an 8-byte spill (two L1-resident words beside a unit's 13 loads); at 4 it
+// would have fewer threads than before. 6 blocks (40 registers) spilled
+// 20-60 bytes everywhere.
+template <DType D, int C, int SHAPE>
+constexpr int window_min_blocks() {
+  const bool wide = (SHAPE == 4 && D != DType::Float32) || (D == DType::UInt8 && (C == 4 || SHAPE == 3));
+  return wide ? 4 : 5;
+}
 
 // Output element values before packing: floats, or the bytes themselves for uint8.
 template <DType D>
@@ -77,25 +98,6 @@ __device__ __forceinline__ void set_element(std::uint32_t (&w)[4], int e, std::u
   }
 }
 
-// Stores the vector: one 16-byte store when all its elements are wanted and
-// dst is aligned, else the first `count` elements one by one.
-template <DType D>
-__device__ __forceinline__ void store_vector(std::uint8_t* dst, const std::uint32_t (&w)[4], int count) {
-  constexpr int E = elem_size<D>(), G = 16 / E;
-  if (count >= G && (reinterpret_cast<std::uintptr_t>(dst) & 15) == 0) {
-    *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
-    return;
-  }
-#pragma unroll
-  for (int e = 0; e < G; ++e) {
-    if (e >= count) break;
-    const std::uint32_t bits = w[e * E / 4] >> ((e * E % 4) * 8);
-    if constexpr (E == 4) *reinterpret_cast<std::uint32_t*>(dst + e * E) = bits;
-    if constexpr (E == 2) *reinterpret_cast<std::uint16_t*>(dst + e * E) = static_cast<std::uint16_t>(bits);
-    if constexpr (E == 1) dst[e] = static_cast<std::uint8_t>(bits);
-  }
-}
-
 // Loads the NW aligned words from `base` on, each only where it lies wholly in
 // [lo, hi) (the row's bytes), the bytes of a word across an edge one by one.
 template <int NW>
@@ -120,12 +122,50 @@ struct WindowCoefficients {
   float a[4], b[4];
 };
 
+// A sample's window origin and mirror: the call's uniform values, or one
+// sample's entry of the per-sample table. Kept across a thread's steps (the
+// unit's source address depends on them: a load per unit for them would sit
+// in front of every data load); the coefficients are read per unit, where
+// their loads overlap the data loads, and cost no registers across steps
+// (from the table only when they differ per sample).
+struct WindowSample {
+  int x0, y0, mirror;
+};
+
+__device__ __forceinline__ WindowCoefficients coefficients_of(const KernelParams& p, const SampleParams* sp) {
+  WindowCoefficients coef;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    coef.a[k] = sp ? __ldg(&sp->alpha[k]) : p.alpha[k];
+    coef.b[k] = sp ? __ldg(&sp->beta[k]) : p.beta[k];
+  }
+  return coef;
+}
+
+// A value's bits in every element of a 32-bit word.
+template <DType D>
+__device__ __forceinline__ std::uint32_t replicate(std::uint32_t bits) {
+  constexpr int E = elem_size<D>();
+  return E == 4 ? bits : E == 2 ? bits * 0x10001u : bits * 0x01010101u;
+}
+
+// An NHWC unit's output: its OCT vectors, where they go and how many elements
+// of them are wanted (the caller stores them, warp-staged: convert_window_stage.cuh).
+template <int OCT>
+struct NhwcUnit {
+  std::uint32_t v[OCT][4] = {};
+  std::uint8_t* dst = nullptr;
+  int count = 0;
+};
+
 // One unit: output pixels xo .. xo+G-1 of output row `row` of local sample i,
 // read from source row sy at window origin x0. MIRROR_X: a compile-time switch,
-// so an unmirrored unit pays nothing for the mirror.
+// so an unmirrored unit pays nothing for the mirror. NCHW output is stored
+// here; NHWC output is left in `nhwc`.
 template <DType D, int C, int SHAPE, bool MIRROR_X>
 __device__ __forceinline__ void convert_window_unit(const KernelParams& p, std::uint32_t i, int row, int xo, int sy,
-                                                    int x0, const WindowCoefficients& coef) {
+                                                    int x0, const WindowCoefficients& coef,
+                                                    NhwcUnit<SHAPE == 0 ? 1 : SHAPE>& nhwc) {
   constexpr int E = elem_size<D>(), G = 16 / E, IB = G * C, IW = IB / 4, NW = IW + 1;
   constexpr bool kNhwc = SHAPE != 0;
   constexpr int OCT = kNhwc ? SHAPE : 4;  // NCHW: planes up to p.oct
@@ -134,10 +174,18 @@ __device__ __forceinline__ void convert_window_unit(const KernelParams& p, std::
   const std::int64_t span_px = MIRROR_X ? std::int64_t{x0} + p.ow - xo - G : std::int64_t{x0} + xo;
   const bool row_inside = sy >= 0 && sy < p.h;
   const bool all_inside = row_inside && span_px >= 0 && span_px + G <= p.w;
+  std::uint8_t* out = p.out + (p.first + i) * p.out_n + std::int64_t{row} * p.out_h;
 
+  // Wholly outside (a padded window's margins): no loads at all. The fill
+  // below replaces every value; these lanes skip the clamped loads' per-byte
+  // checks, which the inside lanes of their warp would otherwise wait for.
+  const bool all_outside = !row_inside || span_px + G <= 0 || span_px >= p.w;
   std::uint32_t words[NW];
   unsigned shift = 0;
-  if (row_inside) {
+  if (all_outside) {
+#pragma unroll
+    for (int k = 0; k < NW; ++k) words[k] = 0;
+  } else {
     const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(sample_source(p, i) + std::int64_t{sy} * p.src_h);
     const std::uintptr_t hi = lo + static_cast<std::uintptr_t>(std::int64_t{p.w} * C);
     const std::uintptr_t start = lo + static_cast<std::uintptr_t>(span_px * C);
@@ -150,9 +198,6 @@ __device__ __forceinline__ void convert_window_unit(const KernelParams& p, std::
     } else {
       load_words_clamped<NW>(base, lo, hi, words);
     }
-  } else {
-#pragma unroll
-    for (int k = 0; k < NW; ++k) words[k] = 0;
   }
   std::uint32_t in[IW];  // the span's bytes from byte 0 on
 #pragma unroll
@@ -170,7 +215,6 @@ __device__ __forceinline__ void convert_window_unit(const KernelParams& p, std::
     return row_inside && sx >= 0 && sx < p.w;
   };
 
-  std::uint8_t* out = p.out + (p.first + i) * p.out_n + std::int64_t{row} * p.out_h;
   if constexpr (!kNhwc) {
 #pragma unroll
     for (int k = 0; k < OCT; ++k) {
@@ -187,13 +231,12 @@ __device__ __forceinline__ void convert_window_unit(const KernelParams& p, std::
             if (!inside(j)) set_element<D>(w, j, p.fill_bits);
         }
       } else {
-        const std::uint32_t bits = E == 4 ? p.pad_bits : E == 2 ? p.pad_bits * 0x10001u : p.pad_bits * 0x01010101u;
+        const std::uint32_t bits = replicate<D>(p.pad_bits);
         w[0] = w[1] = w[2] = w[3] = bits;
       }
       store_vector<D>(out + k * p.out_c + std::int64_t{xo} * E, w, valid);
     }
   } else {
-    std::uint8_t* dst = out + std::int64_t{xo} * OCT * E;
 #pragma unroll
     for (int q = 0; q < OCT; ++q) {  // the unit's q-th 16-byte vector: elements q*G .. q*G+G-1
       WindowValue<D> v[G];
@@ -202,48 +245,83 @@ __device__ __forceinline__ void convert_window_unit(const KernelParams& p, std::
         const int e = q * G + t, j = e / OCT, k = e % OCT;
         v[t] = k < p.oc ? value(j, k) : WindowValue<D>{};
       }
-      std::uint32_t w[4];
-      pack_vector<D>(v, w);
+      pack_vector<D>(v, nhwc.v[q]);
 #pragma unroll
       for (int t = 0; t < G; ++t) {
         const int e = q * G + t, j = e / OCT, k = e % OCT;
         if (k >= p.oc) {
-          set_element<D>(w, t, p.pad_bits);
+          set_element<D>(nhwc.v[q], t, p.pad_bits);
         } else if (!all_inside && !inside(j)) {
-          set_element<D>(w, t, p.fill_bits);
+          set_element<D>(nhwc.v[q], t, p.fill_bits);
         }
       }
-      // Elements of pixels past the row's end are not written.
-      store_vector<D>(dst + q * 16, w, valid * OCT - q * G);
     }
+    // Elements of pixels past the row's end are not written.
+    nhwc.dst = out + std::int64_t{xo} * OCT * E;
+    nhwc.count = valid * OCT;
+  }
+}
+
+// Stores an NHWC unit: one thread's vectors in a row (one channel: already
+// 16 contiguous bytes a lane), or warp-staged (3 or 4 channels). Called by
+// every lane of the warp, those without a unit with count 0.
+template <DType D, int SHAPE>
+__device__ __forceinline__ void store_nhwc(uint4* warp_slots, const NhwcUnit<SHAPE>& nhwc) {
+  if constexpr (SHAPE >= 3) {
+    warp_staged_store<D, SHAPE>(warp_slots, nhwc.v, nhwc.dst, nhwc.count);
+  } else {
+#pragma unroll
+    for (int q = 0; q < SHAPE; ++q)
+      store_vector<D>(nhwc.dst + q * 16, nhwc.v[q], nhwc.count - q * (16 / elem_size<D>()));
   }
 }
 
 // SHAPE: 0 for NCHW output, else the NHWC output's channel count (1, 3 or 4).
+//
+// Each block takes one contiguous share of the units (an equal number of
+// steps of kWindowThreads each; the last shares may be shorter or empty)
+// rather than striding over the whole call: a thread's consecutive units then
+// lie in the same sample, so its window origin and mirror are read from the
+// table once per sample a thread meets, not in front of every unit's loads.
+// The loop bound is block-uniform, so every lane of a warp reaches the
+// staged store of every step.
 template <DType D, int C, int SHAPE>
-__global__ void __launch_bounds__(kWindowThreads) convert_window_kernel(const KernelParams p) {
+__global__ void __launch_bounds__(kWindowThreads, window_min_blocks<D, C, SHAPE>())
+    convert_window_kernel(const KernelParams p) {
   constexpr int G = 16 / elem_size<D>();
-  const std::uint32_t stride = gridDim.x * kWindowThreads;
-  for (std::uint32_t unit = blockIdx.x * kWindowThreads + threadIdx.x; unit < p.units; unit += stride) {
-    const std::uint32_t run = p.units_per_run.divide(unit);
-    const std::uint32_t u = unit - run * p.units_per_run.d;
-    const std::uint32_t i = p.runs_per_sample_div.divide(run);
-    const int row = static_cast<int>(run - i * p.runs_per_sample_div.d);
-    const SampleParams* sp = p.params ? p.params + i : nullptr;
-    const int x0 = sp ? sp->x : p.crop_x, y0 = sp ? sp->y : p.crop_y, mirror = sp ? sp->mirror : p.mirror;
-    WindowCoefficients coef;
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      coef.a[k] = sp ? sp->alpha[k] : p.alpha[k];
-      coef.b[k] = sp ? sp->beta[k] : p.beta[k];
+  constexpr int S = SHAPE == 0 ? 1 : SHAPE;
+  __shared__ uint4 stage[SHAPE >= 3 ? kWindowThreads * SHAPE : 1];
+  uint4* const warp_slots = stage + (SHAPE >= 3 ? (threadIdx.x / 32) * 32 * SHAPE : 0);
+  // units < 2^31, so steps * kWindowThreads and begin + share stay below 2^32.
+  const std::uint32_t steps = (p.units + kWindowThreads - 1) / kWindowThreads;
+  const std::uint32_t share = (steps + gridDim.x - 1) / gridDim.x * kWindowThreads;
+  const std::uint32_t begin = blockIdx.x * share;
+  const std::uint32_t end = min(p.units, begin + share);
+  WindowSample s{p.crop_x, p.crop_y, p.mirror};
+  std::uint32_t loaded = 0xFFFFFFFFu;  // the local sample whose table entry s holds
+  for (std::uint32_t step = begin; step < end; step += kWindowThreads) {
+    const std::uint32_t unit = step + threadIdx.x;
+    NhwcUnit<S> nhwc;
+    if (unit < end) {
+      const std::uint32_t run = p.units_per_run.divide(unit);
+      const std::uint32_t u = unit - run * p.units_per_run.d;
+      const std::uint32_t i = p.runs_per_sample_div.divide(run);
+      const int row = static_cast<int>(run - i * p.runs_per_sample_div.d);
+      const SampleParams* sp = p.params ? p.params + i : nullptr;
+      if (sp != nullptr && i != loaded) {
+        s = WindowSample{__ldg(&sp->x), __ldg(&sp->y), __ldg(&sp->mirror)};
+        loaded = i;
+      }
+      const WindowCoefficients coef = coefficients_of(p, p.sample_coefficients ? sp : nullptr);
+      const int sy = s.y0 + ((s.mirror & kMirrorY) ? p.oh - 1 - row : row);
+      const int xo = static_cast<int>(u) * G;
+      if (s.mirror & kMirrorX) {
+        convert_window_unit<D, C, SHAPE, true>(p, i, row, xo, sy, s.x0, coef, nhwc);
+      } else {
+        convert_window_unit<D, C, SHAPE, false>(p, i, row, xo, sy, s.x0, coef, nhwc);
+      }
     }
-    const int sy = y0 + ((mirror & kMirrorY) ? p.oh - 1 - row : row);
-    const int xo = static_cast<int>(u) * G;
-    if (mirror & kMirrorX) {
-      convert_window_unit<D, C, SHAPE, true>(p, i, row, xo, sy, x0, coef);
-    } else {
-      convert_window_unit<D, C, SHAPE, false>(p, i, row, xo, sy, x0, coef);
-    }
+    if constexpr (SHAPE != 0) store_nhwc<D, S>(warp_slots, nhwc);
   }
 }
 

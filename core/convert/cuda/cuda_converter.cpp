@@ -94,7 +94,9 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
   auto launch = [&] {
     switch (choice.path) {
       case KernelPath::vector:
-        cuda_convert::launch_convert_vector(p, plan.dtype, max_vector_blocks(plan.dtype, p.c, p.out_nhwc != 0), stream);
+        cuda_convert::launch_convert_vector(p, plan.dtype, choice.vector_step,
+                                            max_vector_blocks(plan.dtype, p.c, p.out_nhwc != 0, choice.vector_step),
+                                            stream);
         break;
       case KernelPath::window:
         cuda_convert::launch_convert_window(p, plan.dtype, choice.window_shape,
@@ -127,9 +129,10 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
   memory_.device_cache().free(on_device, stream);
 }
 
-int CudaConverter::max_vector_blocks(DType dtype, int c, bool out_nhwc) {
-  return cached_blocks(max_vector_blocks_[static_cast<int>(dtype)][c][out_nhwc ? 1 : 0],
-                       [&] { return sm_count_ * cuda_convert::convert_vector_blocks_per_sm(dtype, c, out_nhwc); });
+int CudaConverter::max_vector_blocks(DType dtype, int c, bool out_nhwc, int step) {
+  return cached_blocks(max_vector_blocks_[static_cast<int>(dtype)][c][out_nhwc ? 1 : 0][step - 1], [&] {
+    return sm_count_ * cuda_convert::convert_vector_blocks_per_sm(dtype, c, out_nhwc, step);
+  });
 }
 
 int CudaConverter::max_window_blocks(DType dtype, int c, int shape) {

@@ -13,6 +13,7 @@
 #include "core/convert/convert_plan.h"
 #include "core/convert/kernel_choice.h"
 #include "tests/support/convert_fast_path_cases.h"
+#include "tests/support/convert_many_steps_cases.h"
 
 namespace {
 
@@ -59,6 +60,18 @@ TEST(KernelChoice, BaseCasesTakeTheVectorKernel) {
   Call aligned = imagenet(DType::Float32, Layout::NCHW);
   for (int i = 0; i < 8; ++i) aligned.crops.push_back(Rect{4 * i, i, 192, 192});
   EXPECT_EQ(aligned.choose().path, KernelPath::vector);
+}
+
+// The vector kernel loads two units at a time per thread (PERF_NOTES.md);
+// the other kernels leave the step at its default.
+TEST(KernelChoice, TheVectorKernelStepsTwoUnitsAtATime) {
+  EXPECT_EQ(imagenet(DType::Float32, Layout::NCHW).choose().vector_step, 2);
+  EXPECT_EQ(imagenet(DType::BFloat16, Layout::NHWC).choose().vector_step, 2);
+  Call mirrored = imagenet(DType::Float32, Layout::NCHW);
+  mirrored.transform.mirror = 1;
+  const KernelChoice window = mirrored.choose();
+  EXPECT_EQ(window.path, KernelPath::window);
+  EXPECT_EQ(window.vector_step, 1);
 }
 
 TEST(KernelChoice, MirrorCropPaddingAndChannelMapsTakeTheWindowKernel) {
@@ -166,6 +179,29 @@ TEST(KernelChoice, EveryFastPathTestCaseTakesAUnitKernel) {
         << c->name << " takes the " << kernel_path_name(path) << " kernel";
   });
   EXPECT_GT(cases, 7000);
+}
+
+// The kernels read the table's coefficients only when they differ per sample.
+TEST(KernelChoice, PerSampleCoefficientsAreFlagged) {
+  Call flips = imagenet(DType::Float32, Layout::NCHW);
+  flips.mirrors.assign(8, 1);
+  EXPECT_EQ(flips.choose().params.sample_coefficients, 0);
+  Call stats = imagenet(DType::Float32, Layout::NCHW);
+  const std::vector<float> means(8 * 3, 0.5f), stds(8 * 3, 0.25f);
+  stats.transform.per_sample_mean = means.data();
+  stats.transform.per_sample_std = stds.data();
+  stats.transform.per_sample_count = 8;
+  EXPECT_EQ(stats.choose().params.sample_coefficients, 1);
+}
+
+// The large-batch GPU test's cases take the kernels they are meant to step through.
+TEST(KernelChoice, ManyStepsTestCasesTakeTheirKernels) {
+  std::uint32_t seed = 7;
+  for (const ferry::test::ManyStepsSpec& spec : ferry::test::many_steps_specs) {
+    const auto c = ferry::test::make_many_steps_case(spec, seed++);
+    ASSERT_NE(c, nullptr) << spec.name << ": " << ferry_last_error();
+    EXPECT_EQ(ferry::test::many_steps_path(*c), spec.path) << spec.name;
+  }
 }
 
 TEST(KernelChoice, PathsHaveNames) {
