@@ -64,11 +64,14 @@ for tool in $tools; do
   f="$filter"
   # initcheck keeps device memory of its own: the test that measures free
   # device memory across create/destroy cycles cannot hold there (memcheck's
-  # leak check covers it).
+  # leak check covers it). It also tracks every copy, which held a copy behind
+  # a kernel on another stream on the H100: the test that copies overlap a
+  # busy hand-off stream runs under the other tools.
   if [ "$tool" = initcheck ]; then
+    skip="StageGpu.DestroyWithBatchesInFlightLeaksNoDeviceMemory:StageHandoff.CopiesRunWhileTheHandoffStreamIsBusy"
     case "$f" in
-      *-*) f="$f:StageGpu.DestroyWithBatchesInFlightLeaksNoDeviceMemory" ;;
-      *) f="$f-StageGpu.DestroyWithBatchesInFlightLeaksNoDeviceMemory" ;;
+      *-*) f="$f:$skip" ;;
+      *) f="$f-$skip" ;;
     esac
   fi
   run_tool "$tool" "gpu_tests.$tool" "$gpu_tests" --gtest_filter="$f" --gtest_brief=1

@@ -23,6 +23,7 @@
 
 #include "core/convert/cuda/convert_kernel_params.h"
 #include "core/convert/cuda/convert_unit_math.cuh"
+#include "core/convert/cuda/resident_blocks.cuh"
 #include "core/device/cuda/cuda_check.h"
 #include "core/error.h"
 
@@ -181,7 +182,7 @@ __device__ __forceinline__ void store_vector_unit(const KernelParams& p,
 // thread is resident). Each unit is converted and stored exactly as with
 // STEP = 1; only the order of loads and stores across units changes.
 template <DType D, int C, bool NHWC, int STEP>
-__global__ void __launch_bounds__(kThreads, STEP == 1 ? 1 : step_min_blocks<C, NHWC>())
+__global__ void __launch_bounds__(kThreads, STEP == 1 ? 1 : resident_blocks(step_min_blocks<C, NHWC>(), kThreads))
     convert_vector_kernel(const KernelParams p) {
   constexpr int IB = unit_in_bytes<D, C, NHWC>();
   const std::uint32_t stride = gridDim.x * kThreads;  // units < 2^31 and stride < 2^31: no wrap below

@@ -35,6 +35,7 @@
 #include "core/convert/cuda/convert_kernel_params.h"
 #include "core/convert/cuda/convert_unit_math.cuh"
 #include "core/convert/cuda/convert_window_stage.cuh"
+#include "core/convert/cuda/resident_blocks.cuh"
 
 namespace ferry::core::cuda_convert {
 
@@ -286,7 +287,7 @@ __device__ __forceinline__ void store_nhwc(uint4* warp_slots, const NhwcUnit<SHA
 // The loop bound is block-uniform, so every lane of a warp reaches the
 // staged store of every step.
 template <DType D, int C, int SHAPE>
-__global__ void __launch_bounds__(kWindowThreads, window_min_blocks<D, C, SHAPE>())
+__global__ void __launch_bounds__(kWindowThreads, resident_blocks(window_min_blocks<D, C, SHAPE>(), kWindowThreads))
     convert_window_kernel(const KernelParams p) {
   constexpr int G = 16 / elem_size<D>();
   constexpr int S = SHAPE == 0 ? 1 : SHAPE;
