@@ -4,9 +4,8 @@
 // Semantics (those of ferry_memory_alloc_device / ferry_memory_free_device):
 //   - a block freed on stream S is reusable at once by allocations on S;
 //   - on any other stream only after an event recorded on S after the free
-//     has completed (StreamEpochs); never through a device-wide sync. On the
-//     long-lived streams the event is recorded lazily, so the steady-state
-//     free path makes no CUDA call.
+//     has completed (StreamEpochs), an event recorded at the free; never
+//     through a device-wide sync.
 // Size classes, splitting and merging: SizePolicy and BlockArena.
 // When cudaMalloc fails: every cached block is given back (waiting on the
 // events of blocks freed on streams, which is not a device sync) and the
@@ -20,7 +19,6 @@
 #include <cstddef>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "core/memory/orphan_segments.h"
 #include "core/memory/stream_ordered_pool.h"
@@ -31,10 +29,6 @@ class DeviceCache {
  public:
   struct Options {
     std::size_t max_cached_bytes = std::size_t{2} << 30;  // free bytes kept (device_cache_bytes)
-    // Streams that live as long as the cache (the context's pool): frees on
-    // them record their event lazily. NULL (the legacy default stream) always
-    // counts as one; every other stream gets an event at each free.
-    std::vector<StreamHandle> long_lived_streams;
     unsigned arenas = 8;
     SizePolicy policy = SizePolicy::device();
     // At destruction, segments holding blocks held beyond the context's life

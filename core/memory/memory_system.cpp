@@ -33,7 +33,6 @@ MemorySystem::MemorySystem(std::shared_ptr<DeviceRuntime> runtime, const Context
   registry_ = std::make_unique<HostRegistry>(*backend_, to_size(options.registry_cache_bytes));
   DeviceCache::Options device;
   device.max_cached_bytes = to_size(options.device_cache_bytes);
-  device.long_lived_streams = stream_pool_->streams();
   device.arenas = arena_count();
   device.orphans = orphans_;
   device_ = std::make_unique<DeviceCache>(*backend_, *event_pool_, device);

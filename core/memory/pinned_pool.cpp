@@ -9,7 +9,6 @@ StreamOrderedPool::Options PinnedPool::pool_options(const Options& options) {
   StreamOrderedPool::Options o;
   o.cap_bytes = options.cap_bytes;
   o.wait_at_cap = options.wait_at_cap;
-  o.lazy_events = false;  // see the header: the event right after the copy frees the block soonest
   o.arenas = options.arenas;
   o.policy = options.policy;
   o.name = "pinned pool";

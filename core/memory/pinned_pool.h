@@ -7,9 +7,8 @@
 // - Host code writes pinned memory, so a block given back with free_on_stream
 //   is reused by no one until an event recorded on that stream at the free
 //   completed (queried, never a device sync); free() gives a block back for
-//   reuse at once. Events are recorded at the free, not lazily: a later event
-//   would also cover the kernels queued after a staging copy, and hold the
-//   block longer.
+//   reuse at once. The event is recorded at the free: a later one would also
+//   cover the kernels queued after a staging copy, and hold the block longer.
 // - Bounded: in-use + cached bytes never exceed cap_bytes. At the cap an
 //   allocation first gives back wholly free segments, then (wait_at_cap) waits
 //   for the oldest block in flight and tries again, else fails with

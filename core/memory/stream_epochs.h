@@ -5,11 +5,10 @@
 // and opens the next. When the event recorded at the close of epoch e has
 // completed, every block tagged <= e is safe everywhere: safe_epoch(S) = e + 1.
 //
-// Recording can be eager (at each free: needed for a caller's stream, which
-// the caller may destroy at any time) or lazy (only when another stream wants
-// the memory: allowed for streams that live as long as the context, and it
-// keeps the steady-state free path free of CUDA calls). An event recorded
-// later on S covers more work than needed, never less, so lazy is correct.
+// The owner records at each free: a caller may destroy its stream at any
+// time, and an event recorded later (when another stream wants the memory)
+// would also cover the work queued meanwhile, so it would seldom be complete
+// when polled and memory whose work finished would look busy.
 //
 // Events on one stream complete in order, so the outstanding events of a
 // stream are polled front to back. Not thread-safe: the owner's arena lock

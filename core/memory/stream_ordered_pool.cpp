@@ -37,17 +37,6 @@ StreamKey StreamOrderedPool::key_of(StreamHandle stream) const noexcept {
   return streams_ ? reinterpret_cast<StreamKey>(stream) : kAnyStream;
 }
 
-bool StreamOrderedPool::records_lazily(StreamKey key) const noexcept {
-  if (!options_.lazy_events) return false;
-  // nullptr and cudaStreamLegacy (1) are the legacy default stream, valid for
-  // the process's life. cudaStreamPerThread (2) is not: it names a different
-  // stream on each thread, so a later record from another thread would miss.
-  const auto stream = reinterpret_cast<StreamHandle>(key);
-  if (stream == nullptr || stream == reinterpret_cast<StreamHandle>(1)) return true;
-  const auto& s = options_.long_lived_streams;
-  return std::find(s.begin(), s.end(), stream) != s.end();
-}
-
 void* StreamOrderedPool::allocate(std::size_t bytes, StreamHandle stream) {
   return allocate_keyed(bytes, key_of(stream), true);
 }
@@ -111,7 +100,6 @@ void* StreamOrderedPool::try_other_arenas(const Arena& home, std::size_t rounded
 }
 
 void StreamOrderedPool::reclaim_stream(Arena& arena, StreamKey stream, bool wait) {
-  if (records_lazily(stream)) arena.epochs.record(stream);  // the lazy event
   const std::uint64_t safe = wait ? arena.epochs.wait(stream) : arena.epochs.poll(stream);
   arena.blocks.promote(stream, safe);
   // Streams come and go (a caller's), so idle ones are forgotten; but only
@@ -238,8 +226,6 @@ bool StreamOrderedPool::wait_for_oldest_in_flight() {
     EventHandle event = nullptr;
     {
       std::lock_guard<std::mutex> lock(arena->mutex);
-      for (StreamKey s : arena->blocks.streams_with_free_blocks())
-        if (records_lazily(s)) arena->epochs.record(s);
       event = arena->epochs.oldest_outstanding();
     }
     if (event != nullptr) {
@@ -283,7 +269,7 @@ void StreamOrderedPool::release(void* ptr, StreamKey key) {
     std::uint64_t epoch = 0;
     if (key != kAnyStream) {
       epoch = arena->epochs.note_free(key);
-      if (!records_lazily(key)) arena->epochs.record(key);  // the caller may destroy its stream
+      arena->epochs.record(key);  // now: the event covers the work up to the free and no more
     }
     const std::size_t size = b->size;
     arena->blocks.release(b, key, epoch);

@@ -12,11 +12,12 @@
 //     one until an event recorded on that stream after the free completed and
 //     promoted it to "any stream". No free ever carries this key.
 //   - free(ptr): reusable everywhere at once (no GPU work uses it).
-//   - free(ptr, stream): tagged with the stream's epoch. On a stream in
-//     Options::long_lived_streams the event is recorded lazily, only when
-//     another user wants the memory; on any other (a caller's, which it may
-//     destroy) it is recorded at the free. Events are queried, or waited for
-//     with an event synchronize: never a device-wide sync.
+//   - free(ptr, stream): tagged with the stream's epoch, and an event is
+//     recorded on the stream at the free. Not later, when another stream
+//     wants the block: an event recorded then also covers the work queued
+//     since, is rarely complete when polled, and the pool would grow instead
+//     of reusing a block whose work finished long ago. Events are queried, or
+//     waited for with an event synchronize: never a device-wide sync.
 //
 // Growth and bounds: new segments come from the upstream while in use +
 // cached stays under cap_bytes. At the cap: blocks cached in other arenas,
@@ -54,10 +55,6 @@ class StreamOrderedPool {
     std::size_t cap_bytes = SIZE_MAX;         // in use + cached
     bool wait_at_cap = false;                 // at the cap, wait for memory in flight
     std::size_t max_cached_bytes = SIZE_MAX;  // free bytes kept
-    // Streams that live as long as the pool: frees on them record lazily.
-    // The legacy default stream (NULL) counts as one when there are any.
-    std::vector<StreamHandle> long_lived_streams;
-    bool lazy_events = false;  // false: every free on a stream records at once
     unsigned arenas = 8;
     SizePolicy policy;
     // At destruction, segments holding blocks held beyond the context's life
@@ -118,7 +115,6 @@ class StreamOrderedPool {
   enum class Growth { kGrown, kAtCap, kUpstreamFull };
 
   StreamKey key_of(StreamHandle stream) const noexcept;
-  bool records_lazily(StreamKey key) const noexcept;
   void* allocate_keyed(std::size_t bytes, StreamKey key, bool fail_at_cap);
   void* try_arena(Arena& arena, std::size_t rounded, StreamKey key, bool reclaim_first);
   void* try_other_arenas(const Arena& home, std::size_t rounded, StreamKey key);

@@ -11,7 +11,6 @@ StreamOrderedPool::Options ring_options() {
   StreamOrderedPool::Options o;
   o.cap_bytes = 0;  // raised by each acquire to what the pipeline needs, up to max_bytes
   o.wait_at_cap = true;
-  o.lazy_events = false;  // the event right after the copy: a later one would cover the convert too
   o.arenas = 1;           // one staging thread; the bound is over all of them
   o.policy = SizePolicy::pinned();
   o.name = "staging ring";

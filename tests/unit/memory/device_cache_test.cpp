@@ -22,10 +22,9 @@ StreamHandle stream(std::uintptr_t n) { return reinterpret_cast<StreamHandle>(n)
 
 struct DeviceCacheTest : ::testing::Test {
   explicit DeviceCacheTest(std::size_t capacity = SIZE_MAX) : backend(capacity) {}
-  DeviceCache make(std::vector<StreamHandle> long_lived = {}, std::size_t cap = 1ull << 40, unsigned arenas = 1) {
+  DeviceCache make(std::size_t cap = 1ull << 40, unsigned arenas = 1) {
     DeviceCache::Options o;
     o.max_cached_bytes = cap;
-    o.long_lived_streams = std::move(long_lived);
     o.arenas = arenas;
     return DeviceCache(backend, events, o);
   }
@@ -81,26 +80,23 @@ TEST_F(DeviceCacheTest, WorkQueuedAfterTheFreeDoesNotHoldTheBlock) {
   EXPECT_NE(cache.allocate(12 * MiB, stream(0x20)), a);
 }
 
-TEST_F(DeviceCacheTest, LongLivedStreamsRecordLazilyAndOnlyWhenAnotherStreamAsks) {
-  StreamHandle pool = stream(0x10);
-  DeviceCache cache = make({pool});
-  for (int i = 0; i < 100; ++i) cache.free(cache.allocate(4096, pool), pool);
-  EXPECT_EQ(backend.records, 0u);  // steady state on one stream: no CUDA calls at all
-  void* x = cache.allocate(12 * MiB, pool);  // a segment of its own
-  cache.free(x, pool);
-  const std::size_t before = backend.records;
-  void* y = cache.allocate(12 * MiB, stream(0x20));  // another stream: one lazy event, not complete yet
-  EXPECT_EQ(backend.records, before + 1);
-  EXPECT_NE(y, x);
-  backend.complete_stream(pool);
-  void* z = cache.allocate(12 * MiB, stream(0x30));
-  EXPECT_EQ(z, x);
+TEST_F(DeviceCacheTest, ABlockWhoseWorkFinishedServesALaterStreamWithoutGrowing) {
+  // The steady state of a context: batches on the pool's streams in turn, each
+  // output freed on its stream once done; the next batch's stream differs.
+  DeviceCache cache = make();
+  StreamHandle s1 = stream(0x10), s2 = stream(0x20);
+  void* a = cache.allocate(12 * MiB, s1);
+  cache.free(a, s1);
+  backend.complete_stream(s1);
+  EXPECT_EQ(cache.allocate(12 * MiB, s2), a);  // the event recorded at the free completed
+  EXPECT_EQ(backend.device_mallocs, 1u);
 }
 
-TEST_F(DeviceCacheTest, NullStreamIsLongLived) {
+TEST_F(DeviceCacheTest, TheNullStreamGetsAnEventAtEachFreeToo) {
   DeviceCache cache = make();
   for (int i = 0; i < 10; ++i) cache.free(cache.allocate(4096, nullptr), nullptr);
-  EXPECT_EQ(backend.records, 0u);
+  EXPECT_EQ(backend.records, 10u);
+  EXPECT_EQ(backend.device_mallocs, 1u);  // reused at once on its stream all the same
 }
 
 TEST_F(DeviceCacheTest, BadFreesChangeNothing) {
@@ -147,7 +143,7 @@ TEST_F(SmallDeviceTest, OutOfMemoryFreesTheCacheRetriesThenFailsClearly) {
 }
 
 TEST_F(DeviceCacheTest, CachedBytesStayUnderTheCap) {
-  DeviceCache cache = make({}, /*cap=*/30 * MiB);
+  DeviceCache cache = make(/*cap=*/30 * MiB);
   std::vector<void*> blocks;
   for (int i = 0; i < 5; ++i) blocks.push_back(cache.allocate(12 * MiB, nullptr));
   for (void* b : blocks) cache.free(b, nullptr);
@@ -192,7 +188,7 @@ TEST_F(DeviceCacheTest, StatsAndPeak) {
 
 TEST_F(DeviceCacheTest, DestructorGivesEverythingBack) {
   {
-    DeviceCache cache = make({}, 1ull << 40, 4);
+    DeviceCache cache = make(1ull << 40, 4);
     (void)cache.allocate(12 * MiB, nullptr);  // still handed out
     cache.free(cache.allocate(4096, stream(0x10)), stream(0x10));
   }
@@ -201,7 +197,7 @@ TEST_F(DeviceCacheTest, DestructorGivesEverythingBack) {
 }
 
 TEST_F(DeviceCacheTest, ManyThreadsAllocateAndFreeAtOnce) {
-  DeviceCache cache = make({stream(0x10), stream(0x20)}, 64 * MiB, 4);
+  DeviceCache cache = make(64 * MiB, 4);
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t)
@@ -225,8 +221,7 @@ TEST_F(DeviceCacheTest, ManyThreadsAllocateAndFreeAtOnce) {
   for (auto& t : threads) t.join();
   EXPECT_EQ(cache.stats().in_use_bytes, 0u);
   EXPECT_EQ(cache.check_invariants(), "");
-  cache.trim();            // records the lazy events of the long-lived streams ...
-  backend.complete_all();  // ... which the GPU completes ...
+  backend.complete_all();  // the GPU completes the events recorded at the frees ...
   cache.trim();            // ... and then everything goes back
   EXPECT_EQ(cache.stats().cached_bytes, 0u);
   EXPECT_EQ(backend.device_used(), 0u);
