@@ -197,6 +197,9 @@ void run_one(const Contexts& ctx, const std::uint8_t* bytes, std::size_t size) {
     c.output.data = c.output.data == nullptr ? nullptr : device_out->ptr + Guarded::canary;
     c.set_output_struct();
   }
+  // cudaMemcpy from pageable memory may return before its DMA lands, and
+  // ferry's streams do not wait for the legacy stream it ran on.
+  CUDA_CHECK(cudaDeviceSynchronize());
   ferry_status gpu_st;
   std::vector<std::uint8_t> gpu_block;
   if (!submit) {

@@ -106,17 +106,21 @@ TEST(ConvertGpu, EveryCombinationMatchesTheCpuBackend) {
     if (s.samples) {
       for (std::int64_t i = 0; i < s.n; ++i) {
         std::uint8_t* d = in.place(s.samples[i], s.sample_bytes);
-        ASSERT_EQ(cudaMemcpy(d, s.samples[i], s.sample_bytes, cudaMemcpyHostToDevice), cudaSuccess) << c->name;
+        ASSERT_EQ(cudaMemcpyAsync(d, s.samples[i], s.sample_bytes, cudaMemcpyHostToDevice, stream), cudaSuccess)
+            << c->name;
         device_samples.push_back(d);
       }
       s.samples = device_samples.data();
     } else {
       std::uint8_t* d = in.place(s.data, s.bytes);
-      ASSERT_EQ(cudaMemcpy(d, s.data, s.bytes, cudaMemcpyHostToDevice), cudaSuccess) << c->name;
+      ASSERT_EQ(cudaMemcpyAsync(d, s.data, s.bytes, cudaMemcpyHostToDevice, stream), cudaSuccess) << c->name;
       s.data = d;
     }
-    std::uint8_t* d_out = out.place(want.data(), c->output_bytes);  // poison first
-    ASSERT_EQ(cudaMemset(d_out, 0xCD, c->output_bytes), cudaSuccess) << c->name;
+    // Poison first. Everything on the call's stream: a non-blocking stream
+    // does not wait for the legacy stream's cudaMemset or cudaMemcpy (whose
+    // DMA from pageable memory may still run when it returns).
+    std::uint8_t* d_out = out.place(want.data(), c->output_bytes);
+    ASSERT_EQ(cudaMemsetAsync(d_out, 0xCD, c->output_bytes, stream), cudaSuccess) << c->name;
     ferry_output o = c->output;
     o.data = d_out;
     ASSERT_EQ(ferry_transform_apply(ctx.gpu, &s, &c->transform, &o, stream), FERRY_OK)
@@ -184,6 +188,7 @@ TEST(ConvertGpu, ChunksOnManyStreamsMatchTheCpu) {
   CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&d_in), static_cast<std::size_t>(packed_sample * n)));
   CUDA_OK(cudaMalloc(reinterpret_cast<void**>(&d_out), info.bytes));
   CUDA_OK(cudaMemset(d_out, 0xCD, info.bytes));
+  CUDA_OK(cudaDeviceSynchronize());  // the workers' non-blocking streams do not wait for the legacy stream
   std::vector<std::thread> workers;
   std::atomic<int> errors{0};
   for (int t = 0; t < 4; ++t) {
@@ -267,7 +272,7 @@ TEST(ConvertGpu, OutOfDeviceMemoryIsReportedCleanly) {
   for (int attempt = 0; attempt < 4; ++attempt) {
     cudaStream_t stream;
     if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) break;  // no memory for a stream
-    CUDA_OK(cudaMemset(d_out, 0xCD, out_bytes));
+    CUDA_OK(cudaMemsetAsync(d_out, 0xCD, out_bytes, stream));
     const ferry_status status = ferry_transform_apply(ctx.gpu, &s, nullptr, &o, stream);
     if (status == FERRY_ERR_OUT_OF_MEMORY) {
       ++oom;
@@ -284,7 +289,7 @@ TEST(ConvertGpu, OutOfDeviceMemoryIsReportedCleanly) {
   std::printf("[          ] %d of 4 calls with the device memory exhausted reported FERRY_ERR_OUT_OF_MEMORY\n", oom);
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  CUDA_OK(cudaMemset(d_out, 0xCD, out_bytes));
+  CUDA_OK(cudaMemsetAsync(d_out, 0xCD, out_bytes, stream));
   ASSERT_EQ(ferry_transform_apply(ctx.gpu, &s, nullptr, &o, stream), FERRY_OK) << ferry_last_error();
   CUDA_OK(cudaMemcpyAsync(got.data(), d_out, out_bytes, cudaMemcpyDeviceToHost, stream));
   CUDA_OK(cudaStreamSynchronize(stream));

@@ -53,6 +53,7 @@ class MemoryGpuTest : public ::testing::Test {
     ASSERT_EQ(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
     ASSERT_EQ(cudaMalloc(&changed, sizeof *changed), cudaSuccess);
     ASSERT_EQ(cudaMemset(changed, 0, sizeof *changed), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // s1 and s2 do not wait for the legacy stream
   }
   void TearDown() override {
     if (ctx == nullptr) return;
