@@ -167,6 +167,7 @@ class Batch : public std::enable_shared_from_this<Batch> {
   // True for the first caller only, of wait, query and the completion thread:
   // it gives the place in flight back, counts the outcome, unpins the source.
   bool first_to_observe_completion() noexcept { return !completion_observed_.exchange(true); }
+  bool completion_observed() const noexcept { return completion_observed_.load(); }
 
  private:
   // The work: written by the stager (prepare, the chunks' run, the join,

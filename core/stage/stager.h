@@ -99,6 +99,8 @@ class Stager {
   // Gives the batch's device resources back to the pools; called once, by
   // whoever a transition of the batch's hold names (batch_hold.h).
   void give_back(Batch& batch) noexcept;
+  // The output block alone, with the streams that read it noted; once.
+  void return_output_block(Batch& batch) noexcept;
   // A ferry-allocated output whose last owner let go (see output_block.h):
   // back to the device cache after `home_stream` and every consumer stream.
   void return_output(void* data, StreamHandle home_stream, const std::vector<StreamHandle>& consumers) noexcept;

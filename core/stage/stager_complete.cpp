@@ -98,22 +98,25 @@ void Stager::unpin_source(Batch& b) noexcept {
   b.pinned_ranges_.clear();
 }
 
-void Stager::give_back(Batch& b) noexcept {
+void Stager::return_output_block(Batch& b) noexcept {
   std::unique_lock<std::mutex> lock(b.mutex);  // tensor references read the block under it
   const std::vector<StreamHandle> consumers = b.consumers_;
   std::shared_ptr<OutputBlock> block = std::move(b.output_block_);
   lock.unlock();
-  EventPool& events = memory_.event_pool();
-  if (block != nullptr) {
-    for (StreamHandle consumer : consumers) {
-      try {
-        block->add_consumer(consumer);
-      } catch (...) {
-        // No memory to note it: the consumer's order is lost, the block still goes back.
-      }
+  if (block == nullptr) return;  // never had one, or given back already
+  for (StreamHandle consumer : consumers) {
+    try {
+      block->add_consumer(consumer);
+    } catch (...) {
+      // No memory to note it: the consumer's order is lost, the block still goes back.
     }
-    block.reset();  // the block goes back now, unless a tensor reference holds it
   }
+  block.reset();  // the block goes back now, unless a tensor reference holds it
+}
+
+void Stager::give_back(Batch& b) noexcept {
+  return_output_block(b);
+  EventPool& events = memory_.event_pool();
   if (b.done_event_ != nullptr && b.owns_done_event_) events.release(b.done_event_);
   if (b.entry_event_ != nullptr) events.release(b.entry_event_);
   b.done_event_ = b.entry_event_ = nullptr;

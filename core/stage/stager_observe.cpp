@@ -141,7 +141,15 @@ void Stager::release(Batch& b) {
     step = b.release_locked(lock);
   }
   if (step.first) give_unreleased_slot_back();
-  if (step.give_back) give_back(b);  // finished already; else finish gives them back
+  if (step.give_back) {
+    give_back(b);  // finished already
+  } else if (b.completion_observed()) {
+    // wait or query saw the GPU finish: the output goes back to the cache
+    // now, not when the completion thread gets round to the batch, so that
+    // a loop of submit, wait and release reuses it in the next submit. The
+    // rest goes back when the batch finishes.
+    return_output_block(b);
+  }
 }
 
 }  // namespace ferry::core

@@ -164,6 +164,50 @@ TEST(StageCpu, CallbackRunsOnceWithTheHandleAndStatus) {
   EXPECT_EQ(log.calls.load(), 1);
 }
 
+// The completion thread runs callbacks in order: one that blocks holds the
+// thread. A batch waited for and released meanwhile still gives its output
+// back at once, so a loop of submit, wait and release reuses one block.
+TEST(StageCpu, ReleaseAfterWaitGivesTheOutputBackWithoutTheCompletionThread) {
+  ferry_context_t ctx = cpu_context();
+  auto src = make_source(ctx, SourceKind::kPacked, 3, 8, 8, 1);
+  std::atomic<bool> let_go{false};
+  std::atomic<int> blocked{0};
+  struct Gate {
+    std::atomic<bool>* let_go;
+    std::atomic<int>* blocked;
+  } gate{&let_go, &blocked};
+  ferry_submit_options blocking;
+  ferry_submit_options_init(&blocking, sizeof blocking);
+  blocking.user_data = &gate;
+  blocking.callback = [](ferry_batch_t, ferry_status, void* user) {
+    auto* g = static_cast<Gate*>(user);
+    g->blocked->store(1);
+    while (!g->let_go->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  ferry_batch_t first = nullptr;
+  ASSERT_EQ(ferry_batch_submit(&first, ctx, &src->source, nullptr, nullptr, &blocking), FERRY_OK);
+  for (int i = 0; i < 5000 && blocked.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(blocked.load(), 1) << "the first batch's callback never ran";
+  auto in_use = [&] {
+    ferry_stats s;
+    ferry_stats_init(&s, sizeof s);
+    EXPECT_EQ(ferry_stats_get(&s, ctx), FERRY_OK);
+    return s.device_in_use_bytes;
+  };
+  const std::uint64_t before = in_use();  // the first batch's output
+  for (int i = 0; i < 3; ++i) {
+    ferry_batch_t b = nullptr;
+    ASSERT_EQ(ferry_batch_submit(&b, ctx, &src->source, nullptr, nullptr, nullptr), FERRY_OK);
+    EXPECT_GT(in_use(), before);
+    ASSERT_EQ(ferry_batch_wait(b), FERRY_OK);
+    ASSERT_EQ(ferry_batch_release(b), FERRY_OK);
+    EXPECT_EQ(in_use(), before) << "batch " << i << "'s output waits for the completion thread";
+  }
+  let_go.store(true);
+  EXPECT_EQ(ferry_batch_release(first), FERRY_OK);
+  EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
+}
+
 TEST(StageCpu, StreamWaitOnTheCpuWaitsOnTheHost) {
   ferry_context_t ctx = cpu_context();
   auto src = make_source(ctx, SourceKind::kPacked, 50, 32, 32, 9);
