@@ -26,7 +26,7 @@ Converter::Converter(MemorySystem& memory, int cpu_threads) : pool_(cpu_threads)
 Converter::~Converter() = default;
 
 void Converter::convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
-                        void* output_base, void* stream) {
+                        void* output_base, void* stream, const void* batch_table) {
   FERRY_EXPECT(first >= 0 && count >= 0 && first <= plan.n && count <= plan.n - first, Status::OutOfRange,
                "samples [", first, ", ", first, " + ", count, ") are outside the plan's ", plan.n, " samples");
   FERRY_EXPECT(output_base != nullptr, Status::InvalidArgument, "output is NULL");
@@ -35,12 +35,22 @@ void Converter::convert(const ConvertPlan& plan, const SourceView& source, std::
   if (count == 0) return;
 #if FERRY_HAVE_CUDA
   if (cuda_) {
-    cuda_->convert(plan, source, first, count, output_base, stream);
+    cuda_->convert(plan, source, first, count, output_base, stream, batch_table);
     return;
   }
 #endif
   (void)stream;
+  (void)batch_table;
   convert_on_cpu(plan, source, first, count, output_base, pool_);
+}
+
+void* Converter::upload_batch_table(const ConvertPlan& plan, void* stream) {
+#if FERRY_HAVE_CUDA
+  if (cuda_ && plan.has_per_sample()) return cuda_->upload_batch_table(plan, stream);
+#endif
+  (void)plan;
+  (void)stream;
+  return nullptr;
 }
 
 }  // namespace ferry::core

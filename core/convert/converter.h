@@ -1,6 +1,5 @@
 // ferry::core::Converter: the context's conversion subsystem. It owns the CPU
-// thread pool and, on a CUDA context, the kernel launcher with its per-stream
-// parameter tables.
+// thread pool and, on a CUDA context, the kernel launcher.
 //
 // How the staging pipeline uses it: build one ConvertPlan per batch
 // (make_convert_plan validates everything once), cut the batch into chunks of
@@ -40,12 +39,22 @@ class Converter {
   //    on `stream` (a cudaStream_t of the context's device, NULL = legacy
   //    default), asynchronous. `source.samples` is read before returning (so
   //    the array may be reused at once); per-sample tables reach the GPU by an
-  //    async copy from pinned memory into a converter-owned buffer per stream,
-  //    without a device-wide sync and without a cudaMalloc per call.
+  //    async copy from a pinned-pool block into a device-cache block, without
+  //    a device-wide sync and without a cudaMalloc per call.
   // Requires 0 <= first, count >= 0, first + count <= plan.n (else
   // Status::OutOfRange); count 0 does nothing. Thread-safe.
+  // batch_table: the plan's per-sample table from upload_batch_table (NULL:
+  // the call builds and uploads the rows of its own samples).
   void convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
-               void* output_base, void* stream);
+               void* output_base, void* stream, const void* batch_table = nullptr);
+
+  // The per-sample table of every sample of `plan`, built once and copied to
+  // the device on `stream` from ferry's pools, for a batch converted in
+  // several calls (the stager's chunks): each call then reads its rows from
+  // it. The caller frees the block in the device cache on `stream` once every
+  // kernel that reads it has completed, and makes calls on other streams wait
+  // for `stream` first. NULL when the plan has no per-sample values, or on the CPU.
+  void* upload_batch_table(const ConvertPlan& plan, void* stream);
 
   ThreadPool& cpu_pool() noexcept { return pool_; }
   bool is_cuda() const noexcept { return cuda_ != nullptr; }

@@ -180,6 +180,11 @@ class Batch : public std::enable_shared_from_this<Batch> {
   // the resources are given back).
   std::shared_ptr<OutputBlock> output_block_;
   EventHandle entry_event_ = nullptr;  // conversions wait for it (see Stager::allocate_output)
+  // The per-sample table of the whole batch on the device, uploaded once on
+  // the home stream (Stager::upload_batch_table); chunks on other streams
+  // wait for table_event_ before converting.
+  void* batch_table_ = nullptr;
+  EventHandle table_event_ = nullptr;
   bool entry_on_handoff_ = false;      // recorded on the hand-off stream: every chunk waits, else only off-home ones
   std::optional<Error> error_;
   EventHandle done_event_ = nullptr;

@@ -118,6 +118,10 @@ class Stager {
   void classify(Batch& batch, SourcePolicy policy);
   void plan_streams(Batch& batch, std::uint64_t chunk_bytes);
   void allocate_output(Batch& batch, const OutputDesc* output);
+  // The batch's per-sample table, uploaded once at submit and freed with the
+  // batch's other resources (Batch::batch_table_).
+  void upload_batch_table(Batch& batch);
+  void free_batch_table(Batch& batch) noexcept;
   void run(Batch& batch);  // every chunk, then the join; errors fail the batch
   void run_chunk(Batch& batch, ChunkWork& work);
   void gather_chunk(Batch& batch, const Chunk& chunk, std::uint8_t* dst);

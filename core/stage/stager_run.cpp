@@ -106,10 +106,13 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
     }
     if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
       runtime_.stream_wait(s, b.entry_event_);  // the conversion writes: after what it must follow (allocate_output)
+    if (b.table_event_ != nullptr && work.stream_index != b.submitted.home_index)
+      runtime_.stream_wait(s, b.table_event_);  // the batch's table, copied on the home stream
     start = Clock::now();
     {
       NvtxRange range("ferry convert");
-      converter_.convert(b.submitted.plan, staged_view(lease.buffer(), b.submitted.layout), c.first, c.count, b.submitted.output, s);
+      converter_.convert(b.submitted.plan, staged_view(lease.buffer(), b.submitted.layout), c.first, c.count,
+                         b.submitted.output, s, b.batch_table_);
     }
     runtime_.event_record(work.done, s);
     if (timed_here) counters_.convert_ns.fetch_add(ns_since(start), std::memory_order_relaxed);

@@ -84,7 +84,9 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
   try {
     plan_streams(b, options.chunk_bytes);
     allocate_output(b, output);
+    upload_batch_table(b);
   } catch (...) {
+    free_batch_table(b);
     unpin_source(b);
     throw;
   }
@@ -185,6 +187,29 @@ void Stager::allocate_output(Batch& b, const OutputDesc* output) {
   if (!b.entry_on_handoff_ && (!b.submitted.owns_output || b.chunks_.size() == 1)) return;  // nothing to follow
   b.entry_event_ = memory_.event_pool().acquire();
   runtime_.event_record(b.entry_event_, b.entry_on_handoff_ ? b.submitted.handoff_stream : b.submitted.home_stream);
+}
+
+void Stager::upload_batch_table(Batch& b) {
+  // Once per batch, not per chunk: one host table, one copy.
+  if (!runtime_.has_streams() || b.submitted.route == BatchRoute::kConvertOnHost) return;
+  b.batch_table_ = converter_.upload_batch_table(b.submitted.plan, b.submitted.home_stream);
+  if (b.batch_table_ == nullptr || b.chunks_.size() == 1) return;
+  b.table_event_ = memory_.event_pool().acquire();
+  runtime_.event_record(b.table_event_, b.submitted.home_stream);
+}
+
+void Stager::free_batch_table(Batch& b) noexcept {
+  if (b.table_event_ != nullptr) memory_.event_pool().release(b.table_event_);
+  b.table_event_ = nullptr;
+  if (b.batch_table_ == nullptr) return;
+  try {
+    // Every kernel that read it has completed (the batch finished) or none
+    // was queued: the home stream's order is enough.
+    memory_.device_cache().free(b.batch_table_, b.submitted.home_stream);
+  } catch (...) {
+    // The cache frees its segments when the context goes.
+  }
+  b.batch_table_ = nullptr;
 }
 
 void Stager::launch(const std::shared_ptr<Batch>& batch) noexcept {

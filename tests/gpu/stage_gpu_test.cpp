@@ -288,6 +288,45 @@ TEST(StageGpu, SteadyStateAllocatesNothingAndStaysUnderTheCap) {
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
 }
 
+// A batch in many chunks over several streams reads one per-sample table,
+// uploaded once: two device blocks a batch (the output and the table), not
+// one per chunk; and the chunks off the home stream wait for its copy.
+TEST(StageGpu, PerSampleTableIsUploadedOncePerBatch) {
+  FERRY_REQUIRE_GPU();
+  ferry_context_t ctx = gpu_context();
+  const std::int64_t n = 64, h = 32, w = 32;
+  auto src = make_gpu_source(ctx, GpuSource::kFerryPinned, n, h, w, 11);
+  auto tr = make_transform(TransformKind::kHalfCropMirror, n, h, w);
+  ferry_submit_options opts;
+  ferry_submit_options_init(&opts, sizeof opts);
+  opts.source_policy = src->base->policy;
+  opts.chunk_bytes = static_cast<std::uint64_t>(5 * h * w * 3);  // 13 chunks
+  auto device_blocks = [&] {
+    ferry_stats s;
+    ferry_stats_init(&s, sizeof s);
+    EXPECT_EQ(ferry_stats_get(&s, ctx), FERRY_OK);
+    return s.device_hits + s.device_misses;
+  };
+  for (int round = 0; round < 3; ++round) {
+    const std::uint64_t before = device_blocks();
+    ferry_batch_t b = nullptr;
+    ASSERT_EQ(ferry_batch_submit(&b, ctx, &src->base->source, &tr->t, nullptr, &opts), FERRY_OK) << ferry_last_error();
+    ASSERT_EQ(ferry_batch_wait(b), FERRY_OK) << ferry_last_error();
+    // The streams' input buffers grow in the first round only.
+    if (round > 0) EXPECT_EQ(device_blocks() - before, 2u) << "round " << round;
+    ferry_tensor_info info;
+    ferry_tensor_info_init(&info, sizeof info);
+    ASSERT_EQ(ferry_batch_describe_output(&info, b), FERRY_OK);
+    ferry_output packed;
+    ferry_output_init(&packed, sizeof packed);
+    const auto got = to_host(info.data, info.bytes);
+    const auto expected = expected_output(src->base->source, tr->t, packed, info.bytes);
+    EXPECT_EQ(first_difference(got.data(), expected.data(), info.bytes), -1) << "round " << round;
+    ASSERT_EQ(ferry_batch_release(b), FERRY_OK);
+  }
+  EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
+}
+
 TEST(StageGpu, PrioritySubmitMatches) {
   FERRY_REQUIRE_GPU();
   ferry_context_t ctx = gpu_context();

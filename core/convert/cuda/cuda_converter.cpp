@@ -73,13 +73,23 @@ void* CudaConverter::upload(const void* table, std::size_t bytes, StreamHandle s
   return on_device;
 }
 
+void* CudaConverter::upload_batch_table(const ConvertPlan& plan, void* stream) {
+  DeviceScope scope(runtime_);
+  const std::vector<SampleParams> params = sample_params_of(plan, 0, plan.n);
+  return upload(params.data(), params.size() * sizeof(SampleParams), stream);
+}
+
 void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
-                            std::int64_t count, void* output_base, void* stream) {
+                            std::int64_t count, void* output_base, void* stream, const void* batch_table) {
   DeviceScope scope(runtime_);
   KernelChoice choice = choose_kernel(plan, source, first, count, output_base);
   KernelParams& p = choice.params;
-  // One upload for the call: the per-sample parameters, then the sample pointers.
-  const std::size_t params_bytes = plan.has_per_sample() ? static_cast<std::size_t>(count) * sizeof(SampleParams) : 0;
+  if (batch_table != nullptr) p.params = static_cast<const SampleParams*>(batch_table) + first;
+  // One upload for the call: the per-sample parameters (unless the batch's
+  // table has them), then the sample pointers.
+  const std::size_t params_bytes = plan.has_per_sample() && batch_table == nullptr
+                                       ? static_cast<std::size_t>(count) * sizeof(SampleParams)
+                                       : 0;
   const std::size_t sources_bytes = source.samples ? static_cast<std::size_t>(count) * sizeof(void*) : 0;
   std::vector<std::uint8_t> table(params_bytes + sources_bytes);
   if (params_bytes != 0) {

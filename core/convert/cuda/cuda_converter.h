@@ -28,7 +28,9 @@ class CudaConverter {
 
   // As Converter::convert (core/convert/converter.h), on the device.
   void convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
-               void* output_base, void* stream);
+               void* output_base, void* stream, const void* batch_table);
+  // As Converter::upload_batch_table.
+  void* upload_batch_table(const ConvertPlan& plan, void* stream);
 
   int sm_count() const noexcept { return sm_count_; }
 
