@@ -126,6 +126,8 @@ class Stager {
   void run_chunk(Batch& batch, ChunkWork& work);
   void gather_chunk(Batch& batch, const Chunk& chunk, std::uint8_t* dst);
   void copy_chunk_direct(Batch& batch, const Chunk& chunk, void* dst, StreamHandle stream);
+  // A row band's source rows, into where they lie in the staged sample.
+  void copy_band_direct(Batch& batch, const Chunk& band, void* dst, StreamHandle stream);
   void join(Batch& batch);  // after run: done event, hand-off, to the completion thread
   void staging_loop();
   void completion_loop();

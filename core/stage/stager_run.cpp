@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/stage/nvtx.h"
+#include "core/stage/row_band.h"
 #include "core/stage/stager.h"
 
 namespace ferry::core {
@@ -68,7 +69,9 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
   }
   StreamInputs::Lease lease = [&] {
     try {
-      return inputs_->lease(work.stream_index, static_cast<std::size_t>(c.bytes));
+      // A band's rows go where they lie in the whole sample.
+      const std::uint64_t bytes = c.is_band() ? b.submitted.layout.packed_bytes : c.bytes;
+      return inputs_->lease(work.stream_index, static_cast<std::size_t>(bytes));
     } catch (...) {
       if (slot != nullptr) ring_->release_unused(slot);
       throw;
@@ -93,6 +96,8 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
       copy_started = true;
       if (slot != nullptr) {
         runtime_.copy(lease.buffer(), slot, static_cast<std::size_t>(c.bytes), s);
+      } else if (c.is_band()) {
+        copy_band_direct(b, c, lease.buffer(), s);
       } else {
         copy_chunk_direct(b, c, lease.buffer(), s);
       }
@@ -111,8 +116,14 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
     start = Clock::now();
     {
       NvtxRange range("ferry convert");
-      converter_.convert(b.submitted.plan, staged_view(lease.buffer(), b.submitted.layout), c.first, c.count,
-                         b.submitted.output, s, b.batch_table_);
+      const SourceView staged = staged_view(lease.buffer(), b.submitted.layout);
+      if (c.is_band()) {
+        void* band_output = nullptr;
+        const ConvertPlan band = band_plan(b.submitted.plan, c, b.submitted.output, band_output);
+        converter_.convert(band, staged, c.first, c.count, band_output, s, b.batch_table_);
+      } else {
+        converter_.convert(b.submitted.plan, staged, c.first, c.count, b.submitted.output, s, b.batch_table_);
+      }
     }
     runtime_.event_record(work.done, s);
     if (timed_here) counters_.convert_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
@@ -197,6 +208,22 @@ void Stager::copy_chunk_direct(Batch& b, const Chunk& c, void* dst_void, StreamH
     } else {
       runtime_.copy_2d(dst + i * packed, row, src, pitch, row, rows, s);
     }
+  }
+}
+
+void Stager::copy_band_direct(Batch& b, const Chunk& c, void* dst_void, StreamHandle s) {
+  const SampleLayout& L = b.submitted.layout;
+  const ConvertPlan& plan = b.submitted.plan;
+  const auto row = static_cast<std::size_t>(plan.w * plan.c);  // a packed source row (NHWC)
+  const auto first_row = static_cast<std::size_t>(plan.crop.y + c.rows_begin);
+  const auto rows = static_cast<std::size_t>(c.rows_end - c.rows_begin);
+  auto* dst = static_cast<std::uint8_t*>(dst_void) + first_row * row;
+  const std::uint8_t* src = sample_at(b.submitted.view, c.first);
+  if (L.is_packed()) {
+    runtime_.copy(dst, src + first_row * row, rows * row, s);
+  } else {  // one caller row per image row, `pitch` apart
+    const auto pitch = static_cast<std::size_t>(L.pitch);
+    runtime_.copy_2d(dst, row, src + first_row * pitch, pitch, row, rows, s);
   }
 }
 

@@ -5,6 +5,7 @@
 #include "core/checked_math.h"
 #include "core/enum_field.h"
 #include "core/error.h"
+#include "core/stage/row_band.h"
 #include "core/stage/stager.h"
 
 namespace ferry::core {
@@ -145,7 +146,11 @@ void Stager::plan_streams(Batch& b, std::uint64_t chunk_option) {
                                                  b.submitted.route == BatchRoute::kDirect, parts_.kind == DeviceKind::Cuda);
   // Staged chunks are double-buffered at least: the ring holds two of them.
   if (b.submitted.route == BatchRoute::kStaged) chunk_bytes = std::min(chunk_bytes, ring_->max_bytes() / 2);
-  const std::vector<Chunk> chunks = plan_chunks(b.submitted.plan.n, b.submitted.layout.packed_bytes, chunk_bytes);
+  const bool auto_chunks = chunk_option == 0 && parts_.options.chunk_bytes == 0;
+  std::vector<Chunk> chunks;
+  if (auto_chunks && b.submitted.route == BatchRoute::kDirect && parts_.kind == DeviceKind::Cuda)
+    chunks = row_bands_of(b.submitted.plan, b.submitted.layout);
+  if (chunks.empty()) chunks = plan_chunks(b.submitted.plan.n, b.submitted.layout.packed_bytes, chunk_bytes);
   const bool high = b.submitted.priority > 0;
   const std::size_t ticket = streams_.take(high, chunks.size());
   b.chunks_.resize(chunks.size());

@@ -3,7 +3,10 @@
 # (CMAKE_CUDA_ARCHITECTURES=75-virtual): the driver JIT-compiles every kernel
 # at load, from the code an sm_75 GPU (T4) runs, which shows that the code
 # paths for the oldest architecture ferry builds for give the right results
-# on the GPU at hand. The JIT cache is off, so each process compiles anew.
+# on the GPU at hand. The JIT cache starts empty in the log folder: the
+# first test process compiles every kernel it loads from the PTX, the others
+# load that compiled code from the cache (a cold compile in each of ~150 test
+# processes would take longer than the suite).
 # Where there is no CUDA device it says "skipped: no CUDA device" and exits 0.
 #   tests/gpu/run_jit_suite.sh [build-dir=build-jit]
 # Environment: JOBS (build jobs, default nproc), CTEST_ARGS.
@@ -20,8 +23,9 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || [[ "$(nvidia-smi -L 2>/dev/null)" 
 fi
 logs="$build/jit-suite"
 mkdir -p "$logs"
-export CUDA_CACHE_DISABLE=1 CUDA_CACHE_PATH="$logs/cuda-cache"
-echo "run_jit_suite: $(nvidia-smi -L | head -n 1); build $build, CMAKE_CUDA_ARCHITECTURES=75-virtual, JIT cache off"
+rm -rf "$logs/cuda-cache"
+export CUDA_CACHE_DISABLE=0 CUDA_CACHE_PATH="$logs/cuda-cache" CUDA_CACHE_MAXSIZE=4294967296
+echo "run_jit_suite: $(nvidia-smi -L | head -n 1); build $build, CMAKE_CUDA_ARCHITECTURES=75-virtual, JIT cache empty at start"
 
 failed=()
 # Runs one step; on failure prints its log's end and, unless it is a test step, stops.
