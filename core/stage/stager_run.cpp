@@ -26,7 +26,13 @@ constexpr std::uint64_t kGatherPieceBytes = std::uint64_t{256} << 10;
 void Stager::run(Batch& b) {
   try {
     DeviceScope scope(runtime_);
-    for (ChunkWork& work : b.chunks_) run_chunk(b, work);
+    for (ChunkWork& work : b.chunks_) {
+      if (work.chunk.is_band()) {
+        run_band(b, work);
+      } else {
+        run_chunk(b, work);
+      }
+    }
   } catch (...) {
     const Error e = error_of_current_exception();
     std::lock_guard<std::mutex> lock(b.mutex);
@@ -69,9 +75,7 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
   }
   StreamInputs::Lease lease = [&] {
     try {
-      // A band's rows go where they lie in the whole sample.
-      const std::uint64_t bytes = c.is_band() ? b.submitted.layout.packed_bytes : c.bytes;
-      return inputs_->lease(work.stream_index, static_cast<std::size_t>(bytes));
+      return inputs_->lease(work.stream_index, static_cast<std::size_t>(c.bytes));
     } catch (...) {
       if (slot != nullptr) ring_->release_unused(slot);
       throw;
@@ -96,8 +100,6 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
       copy_started = true;
       if (slot != nullptr) {
         runtime_.copy(lease.buffer(), slot, static_cast<std::size_t>(c.bytes), s);
-      } else if (c.is_band()) {
-        copy_band_direct(b, c, lease.buffer(), s);
       } else {
         copy_chunk_direct(b, c, lease.buffer(), s);
       }
@@ -116,14 +118,8 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
     start = Clock::now();
     {
       NvtxRange range("ferry convert");
-      const SourceView staged = staged_view(lease.buffer(), b.submitted.layout);
-      if (c.is_band()) {
-        void* band_output = nullptr;
-        const ConvertPlan band = band_plan(b.submitted.plan, c, b.submitted.output, band_output);
-        converter_.convert(band, staged, c.first, c.count, band_output, s, b.batch_table_);
-      } else {
-        converter_.convert(b.submitted.plan, staged, c.first, c.count, b.submitted.output, s, b.batch_table_);
-      }
+      converter_.convert(b.submitted.plan, staged_view(lease.buffer(), b.submitted.layout), c.first, c.count,
+                         b.submitted.output, s, b.batch_table_);
     }
     runtime_.event_record(work.done, s);
     if (timed_here) counters_.convert_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
@@ -208,6 +204,47 @@ void Stager::copy_chunk_direct(Batch& b, const Chunk& c, void* dst_void, StreamH
     } else {
       runtime_.copy_2d(dst + i * packed, row, src, pitch, row, rows, s);
     }
+  }
+}
+
+void Stager::run_band(Batch& b, ChunkWork& work) {
+  const Chunk& c = work.chunk;
+  const StreamHandle copies = b.submitted.home_stream, s = work.stream;
+  bool copy_started = false;
+  try {
+    EventPool& timing = memory_.timing_event_pool();
+    work.start = timing.acquire();
+    work.copied = timing.acquire();
+    work.done = timing.acquire();
+    runtime_.event_record(work.start, copies);
+    {
+      NvtxRange range("ferry copy");
+      copy_started = true;
+      copy_band_direct(b, c, b.band_input_, copies);
+    }
+    runtime_.event_record(work.copied, copies);
+    runtime_.stream_wait(s, work.copied);
+    if (b.entry_event_ != nullptr) runtime_.stream_wait(s, b.entry_event_);  // see run_chunk
+    if (b.table_event_ != nullptr) runtime_.stream_wait(s, b.table_event_);
+    {
+      NvtxRange range("ferry convert");
+      void* band_output = nullptr;
+      const ConvertPlan band = band_plan(b.submitted.plan, c, b.submitted.output, band_output);
+      converter_.convert(band, staged_view(b.band_input_, b.submitted.layout), c.first, c.count, band_output, s,
+                         b.batch_table_);
+    }
+    runtime_.event_record(work.done, s);
+    work.queued = true;
+  } catch (...) {
+    // The copy may be queued: the chunk's end is marked after it, on its stream.
+    if (copy_started && work.done != nullptr && !work.queued) {
+      try {
+        runtime_.event_record(work.done, copies);
+        work.queued = true;
+      } catch (...) {
+      }
+    }
+    throw;
   }
 }
 
