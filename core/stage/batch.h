@@ -184,7 +184,6 @@ class Batch : public std::enable_shared_from_this<Batch> {
   // the home stream (Stager::upload_batch_table); chunks on other streams
   // wait for table_event_ before converting.
   void* batch_table_ = nullptr;
-  void* band_input_ = nullptr;  // a frame in row bands: its rows on the device (Stager::allocate_band_input)
   EventHandle table_event_ = nullptr;
   bool entry_on_handoff_ = false;      // recorded on the hand-off stream: every chunk waits, else only off-home ones
   std::optional<Error> error_;

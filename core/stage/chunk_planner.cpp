@@ -42,24 +42,4 @@ std::vector<Chunk> plan_chunks(std::int64_t n, std::uint64_t bytes_per_sample,
   return chunks;
 }
 
-std::vector<Chunk> plan_row_bands(std::int64_t window_rows, std::uint64_t source_row_bytes,
-                                  std::uint64_t input_bytes) {
-  std::vector<Chunk> bands;
-  if (input_bytes < kRowBandMinBytes || window_rows < 2 || source_row_bytes == 0) return bands;
-  const auto wanted = static_cast<std::int64_t>((input_bytes + kRowBandBytes - 1) / kRowBandBytes);
-  const std::int64_t count = std::min({wanted, kMaxRowBands, window_rows});
-  const std::int64_t base = window_rows / count, extra = window_rows % count;
-  std::int64_t row = 0;
-  for (std::int64_t k = 0; k < count; ++k) {
-    const std::int64_t rows = base + (k < extra ? 1 : 0);
-    Chunk c;
-    c.first = 0, c.count = 1;
-    c.rows_begin = row, c.rows_end = row + rows;
-    c.bytes = static_cast<std::uint64_t>(rows) * source_row_bytes;
-    bands.push_back(c);
-    row += rows;
-  }
-  return bands;
-}
-
 }  // namespace ferry::core

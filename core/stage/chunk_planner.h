@@ -17,11 +17,6 @@ struct Chunk {
   std::int64_t first = 0;   // the chunk's first sample
   std::int64_t count = 0;   // samples in the chunk (>= 1)
   std::uint64_t bytes = 0;  // count * bytes_per_sample (the staged or copied uint8 bytes)
-  // A band of one sample: window rows [rows_begin, rows_end) of sample
-  // `first` (count 1, bytes those rows' source bytes). 0, 0: whole samples.
-  std::int64_t rows_begin = 0, rows_end = 0;
-
-  bool is_band() const noexcept { return rows_end > rows_begin; }
 };
 
 // The automatic chunk size of the uint8 input.
@@ -54,16 +49,5 @@ std::uint64_t choose_chunk_bytes(std::uint64_t submit_option, std::uint64_t cont
 // Status::Overflow where n * bytes_per_sample overflows.
 std::vector<Chunk> plan_chunks(std::int64_t n, std::uint64_t bytes_per_sample,
                                std::uint64_t chunk_bytes);
-
-// One large sample (a video frame) cut into bands of its window's rows, so
-// that band k's kernel runs while band k+1 is on the bus and only the last
-// band's kernel adds to the latency (1080p BGRA -> RGB f16 on an H100: copy
-// 157 us, kernel 18 us after it). Bands of about kRowBandBytes, at most
-// kMaxRowBands; an input under kRowBandMinBytes is not cut (empty result).
-constexpr std::uint64_t kRowBandBytes = std::uint64_t{2} << 20;
-constexpr std::uint64_t kRowBandMinBytes = std::uint64_t{4} << 20;
-constexpr std::int64_t kMaxRowBands = 8;
-std::vector<Chunk> plan_row_bands(std::int64_t window_rows, std::uint64_t source_row_bytes,
-                                  std::uint64_t input_bytes);
 
 }  // namespace ferry::core

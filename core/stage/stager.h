@@ -121,19 +121,11 @@ class Stager {
   // The batch's per-sample table, uploaded once at submit and freed with the
   // batch's other resources (Batch::batch_table_).
   void upload_batch_table(Batch& batch);
-  // A frame cut into row bands: the device buffer its rows are copied into.
-  void allocate_band_input(Batch& batch);
-  void free_band_input(Batch& batch) noexcept;
   void free_batch_table(Batch& batch) noexcept;
   void run(Batch& batch);  // every chunk, then the join; errors fail the batch
   void run_chunk(Batch& batch, ChunkWork& work);
   void gather_chunk(Batch& batch, const Chunk& chunk, std::uint8_t* dst);
   void copy_chunk_direct(Batch& batch, const Chunk& chunk, void* dst, StreamHandle stream);
-  // A row band of a frame (row_band.h): its copy on the home stream, its
-  // kernel on the chunk's stream after that copy.
-  void run_band(Batch& batch, ChunkWork& work);
-  // A row band's source rows, into where they lie in the staged sample.
-  void copy_band_direct(Batch& batch, const Chunk& band, void* dst, StreamHandle stream);
   void join(Batch& batch);  // after run: done event, hand-off, to the completion thread
   void staging_loop();
   void completion_loop();

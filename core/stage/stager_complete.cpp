@@ -120,7 +120,6 @@ void Stager::give_back(Batch& b) noexcept {
   if (b.done_event_ != nullptr && b.owns_done_event_) events.release(b.done_event_);
   if (b.entry_event_ != nullptr) events.release(b.entry_event_);
   free_batch_table(b);
-  free_band_input(b);
   b.done_event_ = b.entry_event_ = nullptr;
   for (ChunkWork& w : b.chunks_) {
     memory_.timing_event_pool().release(w.start);

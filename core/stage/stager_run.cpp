@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "core/stage/nvtx.h"
-#include "core/stage/row_band.h"
 #include "core/stage/stager.h"
 
 namespace ferry::core {
@@ -26,13 +25,7 @@ constexpr std::uint64_t kGatherPieceBytes = std::uint64_t{256} << 10;
 void Stager::run(Batch& b) {
   try {
     DeviceScope scope(runtime_);
-    for (ChunkWork& work : b.chunks_) {
-      if (work.chunk.is_band()) {
-        run_band(b, work);
-      } else {
-        run_chunk(b, work);
-      }
-    }
+    for (ChunkWork& work : b.chunks_) run_chunk(b, work);
   } catch (...) {
     const Error e = error_of_current_exception();
     std::lock_guard<std::mutex> lock(b.mutex);
@@ -204,63 +197,6 @@ void Stager::copy_chunk_direct(Batch& b, const Chunk& c, void* dst_void, StreamH
     } else {
       runtime_.copy_2d(dst + i * packed, row, src, pitch, row, rows, s);
     }
-  }
-}
-
-void Stager::run_band(Batch& b, ChunkWork& work) {
-  const Chunk& c = work.chunk;
-  const StreamHandle copies = b.submitted.home_stream, s = work.stream;
-  bool copy_started = false;
-  try {
-    EventPool& timing = memory_.timing_event_pool();
-    work.start = timing.acquire();
-    work.copied = timing.acquire();
-    work.done = timing.acquire();
-    runtime_.event_record(work.start, copies);
-    {
-      NvtxRange range("ferry copy");
-      copy_started = true;
-      copy_band_direct(b, c, b.band_input_, copies);
-    }
-    runtime_.event_record(work.copied, copies);
-    runtime_.stream_wait(s, work.copied);
-    if (b.entry_event_ != nullptr) runtime_.stream_wait(s, b.entry_event_);  // see run_chunk
-    if (b.table_event_ != nullptr) runtime_.stream_wait(s, b.table_event_);
-    {
-      NvtxRange range("ferry convert");
-      void* band_output = nullptr;
-      const ConvertPlan band = band_plan(b.submitted.plan, c, b.submitted.output, band_output);
-      converter_.convert(band, staged_view(b.band_input_, b.submitted.layout), c.first, c.count, band_output, s,
-                         b.batch_table_);
-    }
-    runtime_.event_record(work.done, s);
-    work.queued = true;
-  } catch (...) {
-    // The copy may be queued: the chunk's end is marked after it, on its stream.
-    if (copy_started && work.done != nullptr && !work.queued) {
-      try {
-        runtime_.event_record(work.done, copies);
-        work.queued = true;
-      } catch (...) {
-      }
-    }
-    throw;
-  }
-}
-
-void Stager::copy_band_direct(Batch& b, const Chunk& c, void* dst_void, StreamHandle s) {
-  const SampleLayout& L = b.submitted.layout;
-  const ConvertPlan& plan = b.submitted.plan;
-  const auto row = static_cast<std::size_t>(plan.w * plan.c);  // a packed source row (NHWC)
-  const auto first_row = static_cast<std::size_t>(plan.crop.y + c.rows_begin);
-  const auto rows = static_cast<std::size_t>(c.rows_end - c.rows_begin);
-  auto* dst = static_cast<std::uint8_t*>(dst_void) + first_row * row;
-  const std::uint8_t* src = sample_at(b.submitted.view, c.first);
-  if (L.is_packed()) {
-    runtime_.copy(dst, src + first_row * row, rows * row, s);
-  } else {  // one caller row per image row, `pitch` apart
-    const auto pitch = static_cast<std::size_t>(L.pitch);
-    runtime_.copy_2d(dst, row, src + first_row * pitch, pitch, row, rows, s);
   }
 }
 

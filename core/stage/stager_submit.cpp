@@ -5,7 +5,6 @@
 #include "core/checked_math.h"
 #include "core/enum_field.h"
 #include "core/error.h"
-#include "core/stage/row_band.h"
 #include "core/stage/stager.h"
 
 namespace ferry::core {
@@ -85,11 +84,9 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
   try {
     plan_streams(b, options.chunk_bytes);
     allocate_output(b, output);
-    allocate_band_input(b);
     upload_batch_table(b);
   } catch (...) {
     free_batch_table(b);
-    free_band_input(b);
     unpin_source(b);
     throw;
   }
@@ -148,36 +145,18 @@ void Stager::plan_streams(Batch& b, std::uint64_t chunk_option) {
                                                  b.submitted.route == BatchRoute::kDirect, parts_.kind == DeviceKind::Cuda);
   // Staged chunks are double-buffered at least: the ring holds two of them.
   if (b.submitted.route == BatchRoute::kStaged) chunk_bytes = std::min(chunk_bytes, ring_->max_bytes() / 2);
-  const bool auto_chunks = chunk_option == 0 && parts_.options.chunk_bytes == 0;
-  std::vector<Chunk> chunks;
-  if (auto_chunks && b.submitted.route == BatchRoute::kDirect && parts_.kind == DeviceKind::Cuda)
-    chunks = row_bands_of(b.submitted.plan, b.submitted.layout);
-  if (chunks.empty()) chunks = plan_chunks(b.submitted.plan.n, b.submitted.layout.packed_bytes, chunk_bytes);
+  const std::vector<Chunk> chunks = plan_chunks(b.submitted.plan.n, b.submitted.layout.packed_bytes, chunk_bytes);
   const bool high = b.submitted.priority > 0;
-  const bool bands = chunks.front().is_band();
-  // Bands: every copy on the home stream, one after the other, and every
-  // kernel on the next stream, each after its band's copy. Copies on several
-  // streams would share the bus and end together, leaving the kernels to run
-  // after the last one.
-  const std::size_t ticket = streams_.take(high, bands ? 2 : chunks.size());
+  const std::size_t ticket = streams_.take(high, chunks.size());
   b.chunks_.resize(chunks.size());
   for (std::size_t k = 0; k < chunks.size(); ++k) {
     ChunkWork& w = b.chunks_[k];
     w.chunk = chunks[k];
-    w.stream_index = streams_.index(high, bands ? ticket + 1 : ticket + k);
+    w.stream_index = streams_.index(high, ticket + k);
     w.stream = streams_.at(w.stream_index);
   }
-  b.submitted.home_index = bands ? streams_.index(high, ticket) : b.chunks_.front().stream_index;
-  b.submitted.home_stream = streams_.at(b.submitted.home_index);
-}
-
-void Stager::allocate_band_input(Batch& b) {
-  if (!b.chunks_.front().chunk.is_band()) return;
-  // The frame's rows land here, each band where it lies: copied on the home
-  // stream, read by kernels on another, so no stream's own input buffer (reused
-  // in that stream's order by the next batch) can hold them.
-  b.band_input_ = memory_.device_cache().allocate(static_cast<std::size_t>(b.submitted.layout.packed_bytes),
-                                                  b.submitted.home_stream);
+  b.submitted.home_index = b.chunks_.front().stream_index;
+  b.submitted.home_stream = b.chunks_.front().stream;
 }
 
 void Stager::allocate_output(Batch& b, const OutputDesc* output) {
@@ -231,16 +210,6 @@ void Stager::free_batch_table(Batch& b) noexcept {
     // The cache frees its segments when the context goes.
   }
   b.batch_table_ = nullptr;
-}
-
-void Stager::free_band_input(Batch& b) noexcept {
-  if (b.band_input_ == nullptr) return;
-  try {
-    memory_.device_cache().free(b.band_input_, b.submitted.home_stream);  // the batch's work is done, or none was queued
-  } catch (...) {
-    // The cache frees its segments when the context goes.
-  }
-  b.band_input_ = nullptr;
 }
 
 void Stager::launch(const std::shared_ptr<Batch>& batch) noexcept {

@@ -333,62 +333,6 @@ TEST(StageGpu, PerSampleTableIsUploadedOncePerBatch) {
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
 }
 
-// A frame sent straight to the device is cut into row bands (row_band.h):
-// every band lands where it belongs, mirrored or not, cropped or not, into a
-// caller's destination on a hand-off stream or into ferry's own output.
-TEST(StageGpu, FramesInRowBandsMatchTheReference) {
-  FERRY_REQUIRE_GPU();
-  ferry_context_t ctx = gpu_context();
-  cudaStream_t engine;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&engine, cudaStreamNonBlocking), cudaSuccess);
-  const std::int64_t h = 1080, w = 1920;  // 6.2 MB: 3 bands
-  for (GpuSource kind : {GpuSource::kFerryPinned, GpuSource::kRegistered, GpuSource::kCallerPinned})
-    for (int mirror : {0, 2, 3})
-      for (bool crop : {false, true}) {
-        auto src = make_gpu_source(ctx, kind, 1, h, w, 21);
-        ferry_transform t;
-        ferry_transform_init(&t, sizeof t);
-        t.out_dtype = FERRY_DTYPE_FLOAT16;
-        t.out_channels = 3, t.channel_map[0] = 2, t.channel_map[1] = 1, t.channel_map[2] = 0;
-        t.mirror = mirror;
-        if (crop) t.crop = ferry_rect{7, 11, w - 20, h - 33};
-        ferry_submit_options opts;
-        ferry_submit_options_init(&opts, sizeof opts);
-        opts.source_policy = src->base->policy;
-        opts.handoff_stream = engine;
-        opts.has_handoff_stream = 1;
-        std::size_t bytes = 0;
-        ferry_output dest = padded_output(src->base->source, t, &bytes);
-        void* device = nullptr;
-        ASSERT_EQ(cudaMalloc(&device, bytes), cudaSuccess);
-        ASSERT_EQ(cudaMemset(device, kPoison, bytes), cudaSuccess);
-        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the engine's stream does not wait for the legacy stream
-        dest.data = device;
-        for (bool caller : {true, false}) {
-          ferry_batch_t b = nullptr;
-          ASSERT_EQ(ferry_batch_submit(&b, ctx, &src->base->source, &t, caller ? &dest : nullptr, &opts), FERRY_OK)
-              << ferry_last_error();
-          ASSERT_EQ(ferry_batch_wait(b), FERRY_OK) << ferry_last_error();
-          ASSERT_EQ(cudaStreamSynchronize(engine), cudaSuccess);
-          const std::string what = "source " + std::to_string(static_cast<int>(kind)) + " mirror " +
-                                   std::to_string(mirror) + " crop " + std::to_string(crop) +
-                                   (caller ? " caller" : " ferry");
-          if (caller) {
-            const auto got = to_host(device, bytes);
-            const auto expected = expected_output(src->base->source, t, dest, bytes);
-            EXPECT_EQ(first_difference(got.data(), expected.data(), bytes), -1) << what;
-          } else {
-            EXPECT_EQ(output_difference(b, src->base->source, t), -1) << what;
-          }
-          ASSERT_EQ(ferry_batch_release(b), FERRY_OK);
-        }
-        cudaFree(device);
-        if (kind == GpuSource::kRegistered) ferry_memory_unregister_host(ctx, src->base->source.data);
-      }
-  cudaStreamDestroy(engine);
-  EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
-}
-
 TEST(StageGpu, PrioritySubmitMatches) {
   FERRY_REQUIRE_GPU();
   ferry_context_t ctx = gpu_context();
