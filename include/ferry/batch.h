@@ -107,7 +107,9 @@ FERRY_API ferry_status ferry_batch_describe_output(ferry_tensor_info* out, ferry
 /* Releases the handle. If the batch is still in flight its memory is given
  * back when the work completes; ferry-allocated output goes back to the device
  * cache in stream order, so the data pointer must not be used afterwards
- * (unless a tensor reference holds it: ferry/tensor.h). Never blocks.
+ * (unless a tensor reference holds it: ferry/tensor.h). After a wait or query
+ * that returned FERRY_OK the output goes back at once, so the next submit can
+ * reuse it. Never blocks.
  * NULL is accepted; a second release gives FERRY_ERR_INVALID_HANDLE. */
 FERRY_API ferry_status ferry_batch_release(ferry_batch_t batch);
 
