@@ -1,5 +1,5 @@
-// ferry::core::Context: everything ferry owns for one device. The C API's
-// ferry_context_t is a handle to one of these (see c_api/handle_table.h).
+// ferry::core::Context: everything ferry owns for one device. A context
+// handle of the C ABI names one of these (see c_api/handle_table.h).
 //
 // Subsystems are members, constructed in the order they depend on each other
 // and destroyed in reverse: the stager first (it waits for batches in

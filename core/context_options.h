@@ -8,7 +8,7 @@
 
 namespace ferry::core {
 
-// How pinned host memory is made (ferry_pinned_method's values).
+// How pinned host memory is made (the values of the C ABI's pinned method).
 enum class PinnedMethod : int { kRegister = 0, kHostAlloc = 1 };
 
 struct ContextOptions {

@@ -1,5 +1,5 @@
-// A snapshot of one context's memory and pipeline counters (ferry_stats in
-// the C ABI, field for field).
+// A snapshot of one context's memory and pipeline counters (the C ABI's
+// stats struct, field for field).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// What went wrong, as one value. The C ABI's ferry_status has the same
+// What went wrong, as one value. The C ABI's status enum has the same
 // numbers (c_api/status_map.h checks each one), so the boundary converts
 // without a table.
 #pragma once

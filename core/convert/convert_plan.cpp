@@ -30,11 +30,12 @@ int element_size_of(DType dtype) {
 DType checked_dtype(const DType& field) {
   return checked_enum_field(field, {DType::UInt8, DType::Float32, DType::Float16, DType::BFloat16},
                             "transform.out_dtype",
-                            "a ferry_dtype (UINT8 1, FLOAT32 2, FLOAT16 3, BFLOAT16 4)");
+                            "FERRY_DTYPE_UINT8 (1), FERRY_DTYPE_FLOAT32 (2), FERRY_DTYPE_FLOAT16 (3) or "
+                            "FERRY_DTYPE_BFLOAT16 (4)");
 }
 
 Layout checked_layout(const Layout& field, const char* name) {
-  return checked_enum_field(field, {Layout::NHWC, Layout::NCHW}, name, "a ferry_layout (NHWC 1, NCHW 2)");
+  return checked_enum_field(field, {Layout::NHWC, Layout::NCHW}, name, "FERRY_LAYOUT_NHWC (1) or FERRY_LAYOUT_NCHW (2)");
 }
 
 std::uint32_t value_bits(DType dtype, float v, const char* name) {
