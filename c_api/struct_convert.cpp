@@ -23,6 +23,10 @@ static_assert(sizeof(ferry_rect) == sizeof(core::Rect) && offsetof(ferry_rect, x
               offsetof(ferry_rect, y) == offsetof(core::Rect, y) &&
               offsetof(ferry_rect, w) == offsetof(core::Rect, w) && offsetof(ferry_rect, h) == offsetof(core::Rect, h));
 
+static_assert(sizeof(ferry_rectf) == sizeof(core::RectF) && offsetof(ferry_rectf, x) == offsetof(core::RectF, x) &&
+              offsetof(ferry_rectf, y) == offsetof(core::RectF, y) &&
+              offsetof(ferry_rectf, w) == offsetof(core::RectF, w) && offsetof(ferry_rectf, h) == offsetof(core::RectF, h));
+
 }  // namespace
 
 core::SourceDesc to_core(const ferry_source& s) {
@@ -69,6 +73,14 @@ core::Transform to_core(const ferry_transform& t) {
   d.per_sample_count = t.per_sample_count;
   d.pad_outside = t.pad_outside;
   d.fill_value = t.fill_value;
+  d.resize_w = t.resize_w, d.resize_h = t.resize_h;
+  d.interpolation = enum_of<core::Interpolation>(t.interpolation);
+  d.resize_mode = enum_of<core::ResizeMode>(t.resize_mode);
+  d.resize_shorter = t.resize_shorter;
+  d.letterbox_align = enum_of<core::LetterboxAlign>(t.letterbox_align);
+  std::copy(t.letterbox_value, t.letterbox_value + 4, d.letterbox_value);
+  d.window = core::RectF{t.window.x, t.window.y, t.window.w, t.window.h};
+  d.per_sample_window = reinterpret_cast<const core::RectF*>(t.per_sample_window);
   return d;
 }
 
@@ -92,6 +104,14 @@ ferry_transform to_c(const core::Transform& d) {
   t.per_sample_count = d.per_sample_count;
   t.pad_outside = d.pad_outside;
   t.fill_value = d.fill_value;
+  t.resize_w = d.resize_w, t.resize_h = d.resize_h;
+  t.interpolation = static_cast<ferry_interpolation>(d.interpolation);
+  t.resize_mode = static_cast<ferry_resize_mode>(d.resize_mode);
+  t.resize_shorter = d.resize_shorter;
+  t.letterbox_align = static_cast<ferry_letterbox_align>(d.letterbox_align);
+  std::copy(d.letterbox_value, d.letterbox_value + 4, t.letterbox_value);
+  t.window = ferry_rectf{d.window.x, d.window.y, d.window.w, d.window.h};
+  t.per_sample_window = reinterpret_cast<const ferry_rectf*>(d.per_sample_window);
   return t;
 }
 

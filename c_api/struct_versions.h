@@ -41,12 +41,40 @@ struct stats {
 
 }  // namespace v1
 
+namespace v2 {  // ferry 0.2.0
+
+struct transform {
+  std::size_t struct_size;
+  ferry_dtype out_dtype;
+  ferry_layout out_layout;
+  int out_channels;
+  int channel_map[4];
+  int pad_channels_to_4;
+  float pad_value;
+  float scale;
+  float mean[4];
+  float std[4];
+  const float* per_sample_mean;
+  const float* per_sample_std;
+  ferry_rect crop;
+  const ferry_rect* per_sample_crop;
+  int mirror;
+  const std::uint8_t* per_sample_mirror;
+  std::int64_t per_sample_count;
+  int pad_outside;
+  float fill_value;
+};
+
+}  // namespace v2
+
 // Each frozen layout is a prefix of today's.
 static_assert(offsetof(v1::context_options, submit_nonblocking) ==
               offsetof(ferry_context_options, submit_nonblocking));
 static_assert(sizeof(v1::context_options) <= offsetof(ferry_context_options, max_unreleased_batches));
 static_assert(offsetof(v1::stats, input_gbps) == offsetof(ferry_stats, input_gbps));
 static_assert(sizeof(v1::stats) <= offsetof(ferry_stats, batches_unreleased));
+static_assert(offsetof(v2::transform, fill_value) == offsetof(ferry_transform, fill_value));
+static_assert(sizeof(v2::transform) <= offsetof(ferry_transform, resize_w));
 
 // The struct_size of each released layout, oldest first; the last is sizeof(T).
 template <typename T>
@@ -60,6 +88,11 @@ struct ReleasedSizes<ferry_context_options> {
 template <>
 struct ReleasedSizes<ferry_stats> {
   static constexpr std::array<std::size_t, 2> values{sizeof(v1::stats), sizeof(ferry_stats)};
+};
+
+template <>
+struct ReleasedSizes<ferry_transform> {
+  static constexpr std::array<std::size_t, 2> values{sizeof(v2::transform), sizeof(ferry_transform)};
 };
 
 template <typename T>

@@ -196,6 +196,9 @@ void check_geometry(ConvertPlan& plan, const Transform& t) {
     plan.out_w = plan.w;
     plan.out_h = plan.h;
   }
+}
+
+void check_mirror(ConvertPlan& plan, const Transform& t) {
   FERRY_EXPECT(t.mirror >= 0 && t.mirror <= 3, Status::InvalidArgument, "transform.mirror is ", t.mirror,
                ": the mirror bits are none 0, X 1, Y 2");
   plan.mirror = t.mirror;
@@ -205,6 +208,104 @@ void check_geometry(ConvertPlan& plan, const Transform& t) {
       FERRY_EXPECT(plan.sample_mirror[static_cast<std::size_t>(i)] <= 3, Status::InvalidArgument,
                    "transform.per_sample_mirror[", i, "] is ", int{plan.sample_mirror[static_cast<std::size_t>(i)]},
                    ": the mirror bits are none 0, X 1, Y 2");
+  }
+}
+
+Interpolation checked_interpolation(const Interpolation& field) {
+  return checked_enum_field(field,
+                            {Interpolation::Nearest, Interpolation::Linear, Interpolation::Cubic, Interpolation::Area,
+                             Interpolation::LinearAntialias},
+                            "transform.interpolation",
+                            "FERRY_INTERP_NEAREST (1), FERRY_INTERP_LINEAR (2), FERRY_INTERP_CUBIC (3), "
+                            "FERRY_INTERP_AREA (4) or FERRY_INTERP_LINEAR_ANTIALIAS (5)");
+}
+
+ResizeMode checked_resize_mode(const ResizeMode& field) {
+  return checked_enum_field(field, {ResizeMode::Stretch, ResizeMode::Letterbox, ResizeMode::ShorterSide},
+                            "transform.resize_mode",
+                            "FERRY_RESIZE_STRETCH (1), FERRY_RESIZE_LETTERBOX (2) or FERRY_RESIZE_SHORTER_SIDE (3)");
+}
+
+LetterboxAlign checked_align(const LetterboxAlign& field) {
+  return checked_enum_field(field, {LetterboxAlign::Center, LetterboxAlign::TopLeft}, "transform.letterbox_align",
+                            "FERRY_ALIGN_CENTER (0) or FERRY_ALIGN_TOP_LEFT (1)");
+}
+
+// A resize window: finite, of positive size, inside its image.
+void check_resize_window(const ConvertPlan& plan, const RectF& r, const char* name, std::int64_t index) {
+  FERRY_EXPECT(std::isfinite(r.x) && std::isfinite(r.y) && std::isfinite(r.w) && std::isfinite(r.h),
+               Status::InvalidArgument, name, "[", index, "] is {x ", r.x, ", y ", r.y, ", w ", r.w, ", h ", r.h,
+               "}: must be finite");
+  FERRY_EXPECT(r.w > 0 && r.h > 0, Status::InvalidArgument, name, "[", index, "] is {w ", r.w, ", h ", r.h,
+               "}: a window needs a positive area");
+  const bool inside = r.x >= 0 && r.y >= 0 && static_cast<double>(r.x) + r.w <= static_cast<double>(plan.w) &&
+                      static_cast<double>(r.y) + r.h <= static_cast<double>(plan.h);
+  FERRY_EXPECT(inside, Status::OutOfRange, name, "[", index, "] is {x ", r.x, ", y ", r.y, ", w ", r.w, ", h ",
+               r.h, "}: a resized window must lie inside the ", plan.w, "x", plan.h, " image");
+}
+
+// Validates the resize fields and works out every sample's axes. The crop
+// fields give the windows unless the fractional ones are set.
+void check_resize(ConvertPlan& plan, const Transform& t) {
+  check_positive(t.resize_w, "transform.resize_w");
+  check_positive(t.resize_h, "transform.resize_h");
+  Transform fitted = t;
+  fitted.interpolation = checked_interpolation(t.interpolation);
+  fitted.resize_mode = checked_resize_mode(t.resize_mode);
+  fitted.letterbox_align = checked_align(t.letterbox_align);
+  if (fitted.resize_mode == ResizeMode::ShorterSide) check_positive(t.resize_shorter, "transform.resize_shorter");
+  FERRY_EXPECT(!t.pad_outside, Status::Unsupported,
+               "transform.pad_outside is 1: a resized window lies inside its image; pad with resize_mode "
+               "FERRY_RESIZE_LETTERBOX instead");
+  plan.resize = true;
+  plan.interpolation = fitted.interpolation;
+  plan.out_w = t.resize_w;
+  plan.out_h = t.resize_h;
+  for (int k = 0; k < plan.out_channels; ++k) {
+    FERRY_EXPECT(std::isfinite(t.letterbox_value[k]), Status::InvalidArgument, "transform.letterbox_value[", k,
+                 "] is ", t.letterbox_value[k], ": must be finite");
+    plan.letterbox_bits[k] = value_bits(plan.dtype, t.letterbox_value[k], "transform.letterbox_value");
+  }
+  const RectF& bw = t.window;
+  const bool batch_window = !(bw.w == 0 && bw.h == 0 && bw.x == 0 && bw.y == 0);
+  const Rect& c = t.crop;
+  const bool batch_crop = !(c.w == 0 && c.h == 0);
+  FERRY_EXPECT(batch_crop || (c.x == 0 && c.y == 0), Status::InvalidArgument, "transform.crop is {x ", c.x,
+               ", y ", c.y, ", w 0, h 0}: a whole-image crop must have x = y = 0");
+  plan.sample_resize.resize(static_cast<std::size_t>(plan.n));
+  // A larger downscale would make AREA's and LINEAR_ANTIALIAS's taps per pixel grow without a useful bound.
+  constexpr float max_downscale = 256.0f;
+  const bool wide_taps =
+      fitted.interpolation == Interpolation::Area || fitted.interpolation == Interpolation::LinearAntialias;
+  for (std::int64_t i = 0; i < plan.n; ++i) {
+    RectF win{0.0f, 0.0f, static_cast<float>(plan.w), static_cast<float>(plan.h)};
+    const char* name = "transform.window";
+    std::int64_t index = 0;
+    if (t.per_sample_window != nullptr) {
+      win = t.per_sample_window[i];
+      name = "transform.per_sample_window";
+      index = i;
+    } else if (batch_window) {
+      win = bw;
+    } else if (t.per_sample_crop != nullptr || batch_crop) {
+      const Rect r = t.per_sample_crop != nullptr ? t.per_sample_crop[i] : c;
+      name = t.per_sample_crop != nullptr ? "transform.per_sample_crop" : "transform.crop";
+      index = t.per_sample_crop != nullptr ? i : 0;
+      FERRY_EXPECT(r.x >= 0 && r.y >= 0 && r.w > 0 && r.h > 0 && r.x <= plan.w && r.y <= plan.h &&
+                       r.w <= plan.w - r.x && r.h <= plan.h - r.y,
+                   r.w > 0 && r.h > 0 ? Status::OutOfRange : Status::InvalidArgument, name, "[", index, "] is {x ",
+                   r.x, ", y ", r.y, ", w ", r.w, ", h ", r.h, "}: a resized window must lie inside the ", plan.w,
+                   "x", plan.h, " image, with a positive area");
+      win = RectF{static_cast<float>(r.x), static_cast<float>(r.y), static_cast<float>(r.w), static_cast<float>(r.h)};
+    }
+    check_resize_window(plan, win, name, index);
+    ResizeAxes& axes = plan.sample_resize[static_cast<std::size_t>(i)];
+    axes = resize_axes_of(win, fitted);
+    if (wide_taps)
+      FERRY_EXPECT(axes.x.scale <= max_downscale && axes.y.scale <= max_downscale, Status::Unsupported, name, "[",
+                   index, "] is ", win.w, "x", win.h, ": resized to ", axes.x.length, "x", axes.y.length,
+                   " it shrinks by more than ", max_downscale,
+                   " on an axis, too much for AREA and LINEAR_ANTIALIAS in one pass; resize in two steps");
   }
 }
 
@@ -225,13 +326,25 @@ void check_transform(ConvertPlan& plan, const Transform& t) {
   plan.pad_bits = value_bits(plan.dtype, t.pad_value, "transform.pad_value");
   plan.fill_bits = t.pad_outside ? value_bits(plan.dtype, t.fill_value, "transform.fill_value") : 0;
 
-  const bool any_per_sample = t.per_sample_mean || t.per_sample_std || t.per_sample_crop || t.per_sample_mirror;
+  const bool any_per_sample = t.per_sample_mean || t.per_sample_std || t.per_sample_crop || t.per_sample_mirror ||
+                              t.per_sample_window;
   FERRY_EXPECT(t.per_sample_count == plan.n || (!any_per_sample && t.per_sample_count == 0),
                Status::InvalidArgument, "transform.per_sample_count is ", t.per_sample_count,
                any_per_sample ? ": the per_sample_* arrays must have n = " : ": set no per_sample_* array, so 0 or n = ",
                plan.n, any_per_sample ? " entries" : "");
   check_arithmetic(plan, t);
-  check_geometry(plan, t);
+  const bool resize = t.resize_w != 0 || t.resize_h != 0;
+  FERRY_EXPECT(resize || (t.window.w == 0 && t.window.h == 0 && t.window.x == 0 && t.window.y == 0 &&
+                          t.per_sample_window == nullptr),
+               Status::InvalidArgument,
+               "transform.window or per_sample_window is set without resize_w and resize_h: a fractional window "
+               "is resampled, so it needs an output size");
+  if (resize) {
+    check_resize(plan, t);
+  } else {
+    check_geometry(plan, t);
+  }
+  check_mirror(plan, t);
 }
 
 void check_output(ConvertPlan& plan, const OutputDesc* out) {
@@ -262,7 +375,7 @@ void check_output(ConvertPlan& plan, const OutputDesc* out) {
 }  // namespace
 
 bool ConvertPlan::full_width_unmirrored() const noexcept {
-  if (any_outside || mirror != 0) return false;
+  if (resize || any_outside || mirror != 0) return false;
   for (std::uint8_t m : sample_mirror)
     if (m != 0) return false;
   if (out_w != w) return false;  // a narrower window skips columns

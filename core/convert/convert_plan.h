@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/convert/descriptors.h"
+#include "core/convert/resize_geometry.h"
 
 namespace ferry::core {
 
@@ -71,9 +72,18 @@ struct ConvertPlan {
   bool pad_outside = false;
   bool any_outside = false;  // some window reaches outside its image
 
+  // --- resize (transform.resize_w/h): each sample's window resampled to
+  // out_h x out_w. The windows live in sample_resize (crop and sample_crop
+  // are then unused); mirror as above, of the output. ---
+  bool resize = false;
+  Interpolation interpolation = Interpolation::Linear;
+  std::vector<ResizeAxes> sample_resize;  // n entries when resize
+  std::uint32_t letterbox_bits[4] = {0, 0, 0, 0};  // letterbox_value per output channel, in the dtype's bits
+
   bool has_per_sample() const noexcept {
-    return !sample_alpha.empty() || !sample_crop.empty() || !sample_mirror.empty();
+    return !sample_alpha.empty() || !sample_crop.empty() || !sample_mirror.empty() || !sample_resize.empty();
   }
+  const ResizeAxes& resize_of(std::int64_t g) const noexcept { return sample_resize[static_cast<std::size_t>(g)]; }
   const float* alpha_of(std::int64_t g) const noexcept {
     return sample_alpha.empty() ? alpha : &sample_alpha[static_cast<std::size_t>(g) * 4];
   }

@@ -23,6 +23,16 @@ struct Rect {
   std::int64_t x = 0, y = 0, w = 0, h = 0;
 };
 
+// A window with fractional edges, in source pixels (pixel j covers [j, j + 1)).
+struct RectF {
+  float x = 0, y = 0, w = 0, h = 0;
+};
+
+// Resize (include/ferry/transform.h defines each exactly).
+enum class Interpolation : int { Nearest = 1, Linear = 2, Cubic = 3, Area = 4, LinearAntialias = 5 };
+enum class ResizeMode : int { Stretch = 1, Letterbox = 2, ShorterSide = 3 };
+enum class LetterboxAlign : int { Center = 0, TopLeft = 1 };
+
 // n uint8 images of h x w x c: one buffer (`data`, sample i at data + i *
 // stride_n) or n sample pointers (`samples`). Byte strides; 0 means packed.
 struct SourceDesc {
@@ -56,6 +66,15 @@ struct Transform {
   std::int64_t per_sample_count = 0;
   int pad_outside = 0;
   float fill_value = 0.0f;
+  // Resize: resize_w, resize_h > 0 resample each sample's window to that size.
+  std::int64_t resize_w = 0, resize_h = 0;
+  Interpolation interpolation = Interpolation::Linear;
+  ResizeMode resize_mode = ResizeMode::Stretch;
+  std::int64_t resize_shorter = 0;
+  LetterboxAlign letterbox_align = LetterboxAlign::Center;
+  float letterbox_value[4] = {0, 0, 0, 0};
+  RectF window;                            // w = h = 0: the crop
+  const RectF* per_sample_window = nullptr;
 };
 
 // A caller's destination: `bytes` bytes at `data`, byte strides n, c, h, w

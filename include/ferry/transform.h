@@ -48,6 +48,34 @@ typedef enum ferry_mirror {
   FERRY_MIRROR_Y = 2  /* vertical flip */
 } ferry_mirror;
 
+/* A window in source pixels with fractional edges: pixel j covers [j, j + 1). */
+typedef struct ferry_rectf {
+  float x, y, w, h;
+} ferry_rectf;
+
+/* How a resized output pixel reads its window (ferry_transform.interpolation). */
+typedef enum ferry_interpolation {
+  FERRY_INTERP_NEAREST = 1, /* half-pixel centers: OpenCV INTER_NEAREST_EXACT, torchvision NEAREST_EXACT */
+  FERRY_INTERP_LINEAR = 2,  /* OpenCV INTER_LINEAR, torchvision BILINEAR without antialias */
+  FERRY_INTERP_CUBIC = 3,   /* a = -0.75: OpenCV INTER_CUBIC, torchvision BICUBIC without antialias */
+  FERRY_INTERP_AREA = 4,    /* the pixels' overlap with the output pixel's footprint: OpenCV INTER_AREA */
+  FERRY_INTERP_LINEAR_ANTIALIAS = 5 /* a triangle widened by the downscale: PIL, torchvision antialias=True */
+} ferry_interpolation;
+
+/* How the window is fitted to resize_w x resize_h (ferry_transform.resize_mode). */
+typedef enum ferry_resize_mode {
+  FERRY_RESIZE_STRETCH = 1,     /* the window fills the output; the aspect ratio may change */
+  FERRY_RESIZE_LETTERBOX = 2,   /* the aspect ratio kept, the longer side fits; bars of letterbox_value */
+  FERRY_RESIZE_SHORTER_SIDE = 3 /* the shorter side to resize_shorter, then the output's size from the
+                                  * center: torchvision's Resize(resize_shorter) + CenterCrop */
+} ferry_resize_mode;
+
+/* Where a resized image smaller than the output lies (ferry_transform.letterbox_align). */
+typedef enum ferry_letterbox_align {
+  FERRY_ALIGN_CENTER = 0,  /* the bars split evenly, the extra pixel right and bottom */
+  FERRY_ALIGN_TOP_LEFT = 1 /* the image at the output's origin, the bars right and bottom */
+} ferry_letterbox_align;
+
 /* One fused pass: crop, mirror, channel map, out = (in*scale - mean[k]) / std[k]
  * (folded into one multiply-add per element), dtype and layout change.
  * Defaults (ferry_transform_init): float32 NCHW, all input channels in order,
@@ -89,6 +117,55 @@ typedef struct ferry_transform {
    * units, after normalization). */
   int pad_outside;
   float fill_value;
+
+  /* --- Resize (appended after 0.2.0) ---
+   * resize_w > 0 and resize_h > 0: the output is resize_h x resize_w, and each
+   * sample's window is resampled to it in the same pass. The window is
+   * `per_sample_window` or `window` (fractional) when set, else the crop
+   * (`per_sample_crop` entries may then differ in size), else the whole image;
+   * it must lie inside its image, and pad_outside must be 0.
+   *
+   * Per axis (x shown; y alike), for a window [x0, x0 + ww) of an image w wide:
+   *   the mode gives the resized length R and the output offset D:
+   *     STRETCH        R = resize_w, D = 0;
+   *     LETTERBOX      s = min(resize_w / ww, resize_h / wh), R = max(1, round(ww * s));
+   *     SHORTER_SIDE   the shorter of ww, wh becomes resize_shorter, the longer
+   *                    floor(resize_shorter * longer / shorter); if R >= resize_w,
+   *                    D = (R - resize_w) / 2 rounded half to even (CenterCrop's rule);
+   *   a resized image smaller than the output (LETTERBOX, or SHORTER_SIDE when
+   *   R < resize_w) has D = -floor((resize_w - R) / 2) (CENTER) or 0 (TOP_LEFT).
+   *   Output column o (after mirror X: resize_w - 1 - o) shows resized column
+   *   r = o + D; outside 0 <= r < R it is letterbox_value[k]. Else the resized
+   *   pixel's center in source pixels is c = x0 + (r + 0.5f) * sx, sx = float(ww / R)
+   *   (float arithmetic, each operation rounded; no fused multiply-add), and it
+   *   reads source columns j with weights wx(j), for the interpolation:
+   *     NEAREST    j = floor(c), weight 1;
+   *     LINEAR     t = c - 0.5f, j0 = floor(t), f = t - j0: j0 and j0 + 1 with 1 - f and f;
+   *     CUBIC      t, j0, f as LINEAR: j0 - 1 .. j0 + 2 with OpenCV's coefficients
+   *                (A = -0.75f; c0 = ((A*(f+1) - 5A)*(f+1) + 8A)*(f+1) - 4A,
+   *                c1 = ((A+2)*f - (A+3))*f*f + 1, c2 = the same at 1 - f, c3 = 1 - c0 - c1 - c2);
+   *     AREA       a = x0 + r * sx, b = x0 + (r + 1) * sx: j = floor(a) .. ceil(b) - 1,
+   *                weight min(b, j + 1) - max(a, j);
+   *     LINEAR_ANTIALIAS  support = max(sx, 1): j = floor(c - support + 0.5f) ..
+   *                floor(c + support + 0.5f) - 1, weight max(0, 1 - |j + 0.5f - c| / support).
+   *   The taps may read source columns lo = floor(x0) .. hi = ceil(x0 + ww) - 1:
+   *   NEAREST, LINEAR and CUBIC clamp a column outside into [lo, hi] (OpenCV's
+   *   replicated border); AREA and LINEAR_ANTIALIAS drop it (PIL's rule).
+   * The value of channel k: H(i) = sum over j ascending of wx(j) * pixel(i, j),
+   * V = sum over rows i ascending of wy(i) * H(i) (each product and each partial
+   * sum rounded, from 0); for AREA and LINEAR_ANTIALIAS then V / (Sx * Sy), Sx
+   * and Sy the sums of the kept weights in the same order. uint8 output: V
+   * clamped to 0..255 and rounded half to even; float output: V * alpha + beta
+   * as without resize (no rounding to uint8 in between; CUBIC may overshoot).
+   * AREA and LINEAR_ANTIALIAS take a downscale of at most 256 per axis. */
+  int64_t resize_w, resize_h;        /* 0, 0 (default): no resize, the output is the window */
+  ferry_interpolation interpolation; /* default LINEAR */
+  ferry_resize_mode resize_mode;     /* default STRETCH */
+  int64_t resize_shorter;            /* SHORTER_SIDE's length of the shorter side (> 0) */
+  ferry_letterbox_align letterbox_align; /* default CENTER */
+  float letterbox_value[4];          /* per output channel, in output units (after normalization) */
+  ferry_rectf window;                /* w = h = 0 (default): the crop */
+  const ferry_rectf* per_sample_window; /* per_sample_count entries, or NULL */
 } ferry_transform;
 
 /* Where the output goes: a caller's buffer of `bytes` bytes with byte strides

@@ -36,6 +36,10 @@ TEST(StructVersions, LayoutsAreFrozen) {
   EXPECT_OFFSET(ferry_submit_options, callback, 40);
   EXPECT_OFFSET(ferry_submit_options, user_data, 48);
   EXPECT_EQ(sizeof(ferry_source), ReleasedSizes<ferry_source>::values.back());
+  EXPECT_EQ(sizeof(ferry::api::v2::transform), 168u);
+  EXPECT_EQ(sizeof(ferry_transform), 248u);
+  EXPECT_OFFSET(ferry_transform, resize_w, 168);
+  EXPECT_OFFSET(ferry_transform, per_sample_window, 240);
   EXPECT_EQ(sizeof(ferry_transform), ReleasedSizes<ferry_transform>::values.back());
   EXPECT_EQ(sizeof(ferry_output), 56u);
   EXPECT_EQ(sizeof(ferry_tensor_info), 112u);
