@@ -28,7 +28,7 @@
 
 namespace ferry::core {
 
-// The kinds of memory a trim gives back (bits; ferry_memory_kind's values).
+// The kinds of memory a trim gives back (bits; the values of the C ABI's FERRY_MEMORY_* kinds).
 enum MemoryKind : unsigned { kMemoryPinned = 1, kMemoryRegistered = 2, kMemoryDevice = 4, kMemoryAll = 7 };
 
 class MemorySystem {
