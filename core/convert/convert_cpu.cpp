@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/convert/convert_cpu_kernels.h"
+#include "core/convert/resize_cpu.h"
 
 namespace ferry::core {
 namespace {
@@ -267,6 +268,10 @@ void convert_rows(const RowJob& job, std::int64_t begin, std::int64_t end) {
 void convert_on_cpu(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
                     void* output_base, ThreadPool& pool, CpuConvertIsa isa) {
   if (count <= 0) return;
+  if (plan.resize) {
+    convert_resized_on_cpu(plan, source, first, count, output_base, pool);
+    return;
+  }
   const CpuKernels kernels = cpu_kernels(plan.dtype, isa);
   const std::int64_t row_bytes = std::max<std::int64_t>(
       1, plan.out_w * plan.out_channels_total * plan.element_size);

@@ -117,6 +117,11 @@ FERRY_RESIZE_FN float for_each_tap(const ResizeAxis& axis, int r, Tap&& tap) {
   }
 }
 
+// V / (Sx * Sy) of the normalizing interpolations. A footprint narrower than
+// float's resolution where it lies (a tiny window far from the origin, upscaled
+// a lot) may keep no weight at all: then V is 0, not 0 / 0.
+FERRY_RESIZE_FN float normalized(float v, float norm) { return norm == 0.0f ? 0.0f : div(v, norm); }
+
 // The N channels of resized pixel (ry, rx): pixel(i, j, px) loads source row
 // i, column j (the mapped channels) as floats into px[0..N). out[k] is V of
 // channel k, before the uint8 rounding or the alpha/beta of float output.
@@ -138,7 +143,7 @@ FERRY_RESIZE_FN void resample(const ResizeAxes& axes, int ry, int rx, Pixel&& pi
     // the x taps are visited once per row only.
     const float sum_x = for_each_tap<M>(axes.x, rx, [](int, float) {});
     const float norm = mul(sum_x, sum_y);
-    for (int k = 0; k < N; ++k) out[k] = div(out[k], norm);
+    for (int k = 0; k < N; ++k) out[k] = normalized(out[k], norm);
   }
 }
 

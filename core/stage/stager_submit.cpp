@@ -41,6 +41,7 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
   auto batch = std::make_shared<Batch>(link_);
   Batch& b = *batch;
   b.submitted.plan = make_convert_plan(source, transform, output);
+  converter_.check_supported(b.submitted.plan);  // before anything is queued or held
   take_unreleased_slot();  // given back by the batch's first release (or abandon), or below if prepare fails
   struct SlotGuard {
     Stager& stager;

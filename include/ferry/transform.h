@@ -128,16 +128,18 @@ typedef struct ferry_transform {
    * Per axis (x shown; y alike), for a window [x0, x0 + ww) of an image w wide:
    *   the mode gives the resized length R and the output offset D:
    *     STRETCH        R = resize_w, D = 0;
-   *     LETTERBOX      s = min(resize_w / ww, resize_h / wh), R = max(1, round(ww * s));
-   *     SHORTER_SIDE   the shorter of ww, wh becomes resize_shorter, the longer
-   *                    floor(resize_shorter * longer / shorter); if R >= resize_w,
+   *     LETTERBOX      s = min(resize_w / ww, resize_h / wh), R = max(1, round(ww * s))
+   *                    (in double; round: half away from zero);
+   *     SHORTER_SIDE   the shorter of ww, wh (ww when equal) becomes resize_shorter, the
+   *                    longer floor(resize_shorter * longer / shorter) (in double); if R >= resize_w,
    *                    D = (R - resize_w) / 2 rounded half to even (CenterCrop's rule);
    *   a resized image smaller than the output (LETTERBOX, or SHORTER_SIDE when
    *   R < resize_w) has D = -floor((resize_w - R) / 2) (CENTER) or 0 (TOP_LEFT).
    *   Output column o (after mirror X: resize_w - 1 - o) shows resized column
    *   r = o + D; outside 0 <= r < R it is letterbox_value[k]. Else the resized
    *   pixel's center in source pixels is c = x0 + (r + 0.5f) * sx, sx = float(ww / R)
-   *   (float arithmetic, each operation rounded; no fused multiply-add), and it
+   *   (ww / R in double, rounded once to float; the rest float arithmetic, each
+   *   operation rounded, no fused multiply-add), and it
    *   reads source columns j with weights wx(j), for the interpolation:
    *     NEAREST    j = floor(c), weight 1;
    *     LINEAR     t = c - 0.5f, j0 = floor(t), f = t - j0: j0 and j0 + 1 with 1 - f and f;
@@ -148,13 +150,15 @@ typedef struct ferry_transform {
    *                weight min(b, j + 1) - max(a, j);
    *     LINEAR_ANTIALIAS  support = max(sx, 1): j = floor(c - support + 0.5f) ..
    *                floor(c + support + 0.5f) - 1, weight max(0, 1 - |j + 0.5f - c| / support).
-   *   The taps may read source columns lo = floor(x0) .. hi = ceil(x0 + ww) - 1:
+   *   The taps may read source columns lo = floor(x0) .. hi = ceil(x0 + ww) - 1
+   *   (x0 + ww in double):
    *   NEAREST, LINEAR and CUBIC clamp a column outside into [lo, hi] (OpenCV's
    *   replicated border); AREA and LINEAR_ANTIALIAS drop it (PIL's rule).
    * The value of channel k: H(i) = sum over j ascending of wx(j) * pixel(i, j),
    * V = sum over rows i ascending of wy(i) * H(i) (each product and each partial
    * sum rounded, from 0); for AREA and LINEAR_ANTIALIAS then V / (Sx * Sy), Sx
-   * and Sy the sums of the kept weights in the same order. uint8 output: V
+   * and Sy the sums of the kept weights in the same order (V = 0 where Sx * Sy
+   * is 0: a footprint narrower than float's resolution keeps no weight). uint8 output: V
    * clamped to 0..255 and rounded half to even; float output: V * alpha + beta
    * as without resize (no rounding to uint8 in between; CUBIC may overshoot).
    * AREA and LINEAR_ANTIALIAS take a downscale of at most 256 per axis. */

@@ -69,6 +69,47 @@ inline std::int64_t element_size(ferry_dtype d) {
 inline constexpr int case_sizes[][2] = {{1, 1}, {17, 5}, {3, 11}, {33, 4}, {300, 2}};
 inline constexpr int case_size_count = 5;
 
+// Fills `s` (n, h, w, c and layout set) with random bytes in `form`: packed;
+// pitched (rows padded by 5 bytes, samples 3 bytes apart, an odd base); or
+// sample pointers (odd addresses for half of them). The buffers are the caller's.
+template <typename Uniform>
+void fill_case_source(ferry_source& s, SourceForm form, Uniform&& uniform, std::vector<std::uint8_t>& data,
+                      std::size_t& data_offset, std::vector<std::vector<std::uint8_t>>& sample_data,
+                      std::vector<const void*>& sample_pointers) {
+  const std::int64_t N = s.n, H = s.h, W = s.w, C = s.c;
+  std::int64_t sample_bytes = static_cast<std::int64_t>(H) * W * C;
+  if (form == SourceForm::pitched_unaligned) {
+    // Padded rows (a pitch of width + 5 pixels' worth), samples 3 bytes apart, an odd base.
+    if (s.layout == FERRY_LAYOUT_NHWC) {
+      s.stride_h = static_cast<std::int64_t>(W) * C + 5;
+      sample_bytes = s.stride_h * H;
+    } else {
+      s.stride_h = W + 5;
+      s.stride_c = s.stride_h * H + 2;
+      sample_bytes = s.stride_c * C;
+    }
+    s.stride_n = sample_bytes + 3;
+    data_offset = 1;
+  }
+  const std::int64_t stride_n = s.stride_n ? s.stride_n : sample_bytes;
+  if (form == SourceForm::sample_pointers) {
+    sample_data.resize(static_cast<std::size_t>(N));
+    for (auto& buf : sample_data) {
+      buf.resize(static_cast<std::size_t>(sample_bytes) + 1);
+      for (auto& b : buf) b = static_cast<std::uint8_t>(uniform(0, 255));
+    }
+    for (std::int64_t i = 0; i < N; ++i)  // odd sample addresses for half of them
+      sample_pointers.push_back(sample_data[static_cast<std::size_t>(i)].data() + (i & 1));
+    s.samples = sample_pointers.data();
+    s.sample_bytes = static_cast<std::size_t>(sample_bytes);
+  } else {
+    data.resize(data_offset + static_cast<std::size_t>(stride_n * N));
+    for (auto& b : data) b = static_cast<std::uint8_t>(uniform(0, 255));
+    s.data = data.data() + data_offset;
+    s.bytes = static_cast<std::size_t>(stride_n * N);
+  }
+}
+
 inline std::unique_ptr<ConvertCase> make_case(const CaseKey& key, std::uint32_t seed) {
   auto c = std::make_unique<ConvertCase>();
   c->key = key;
@@ -141,37 +182,7 @@ inline std::unique_ptr<ConvertCase> make_case(const CaseKey& key, std::uint32_t 
   ferry_source_init(&s, sizeof s);
   s.n = N, s.h = H, s.w = W, s.c = C;
   s.layout = key.src_layout;
-  std::int64_t sample_bytes = static_cast<std::int64_t>(H) * W * C;
-  if (key.form == SourceForm::pitched_unaligned) {
-    // Padded rows (a pitch of width + 5 pixels' worth), samples 3 bytes apart, an odd base.
-    if (key.src_layout == FERRY_LAYOUT_NHWC) {
-      s.stride_h = static_cast<std::int64_t>(W) * C + 5;
-      sample_bytes = s.stride_h * H;
-    } else {
-      s.stride_h = W + 5;
-      s.stride_c = s.stride_h * H + 2;
-      sample_bytes = s.stride_c * C;
-    }
-    s.stride_n = sample_bytes + 3;
-    c->data_offset = 1;
-  }
-  const std::int64_t stride_n = s.stride_n ? s.stride_n : sample_bytes;
-  if (key.form == SourceForm::sample_pointers) {
-    c->sample_data.resize(static_cast<std::size_t>(N));
-    for (auto& buf : c->sample_data) {
-      buf.resize(static_cast<std::size_t>(sample_bytes) + 1);
-      for (auto& b : buf) b = static_cast<std::uint8_t>(uniform(0, 255));
-    }
-    for (std::int64_t i = 0; i < N; ++i)  // odd sample addresses for half of them
-      c->sample_pointers.push_back(c->sample_data[static_cast<std::size_t>(i)].data() + (i & 1));
-    s.samples = c->sample_pointers.data();
-    s.sample_bytes = static_cast<std::size_t>(sample_bytes);
-  } else {
-    c->data.resize(c->data_offset + static_cast<std::size_t>(stride_n * N));
-    for (auto& b : c->data) b = static_cast<std::uint8_t>(uniform(0, 255));
-    s.data = c->data.data() + c->data_offset;
-    s.bytes = static_cast<std::size_t>(stride_n * N);
-  }
+  fill_case_source(s, key.form, uniform, c->data, c->data_offset, c->sample_data, c->sample_pointers);
 
   ferry_output& o = c->output;
   ferry_output_init(&o, sizeof o);

@@ -1,0 +1,222 @@
+// The resized conversion on the CPU. Each output row: its sample's y taps
+// (the source rows it reads, with their weights), then per output column the
+// x taps, worked out once per sample and range of rows rather than per pixel
+// (the same for_each_tap, so the same weights in the same order), and the
+// sum over rows of wy * (sum over columns of wx * pixel), exactly as
+// resize::resample orders it. The row's values are then stored in the
+// output's dtype. Compiled with -ffp-contract=off (core/CMakeLists.txt): no
+// product and sum may be fused, or the results would differ from the GPU's.
+#include "core/convert/resize_cpu.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/convert/half_bits.h"
+#include "core/convert/resize_taps.h"
+
+namespace ferry::core {
+namespace {
+
+struct Job {
+  const ConvertPlan* plan;
+  const SourceView* source;
+  std::int64_t first;
+  std::uint8_t* output;
+};
+
+// The x taps of one sample (`sample`, its global index): output column o
+// reads taps [begin[o], begin[o + 1]) of offset (the source column's byte
+// offset in a row) and weight; sum[o] is Sx (1 where the interpolation does
+// not normalize); inside[o] is 0 where the column is letterbox.
+struct ColumnTaps {
+  std::int64_t sample = -1;
+  std::vector<std::int32_t> begin;
+  std::vector<std::int64_t> offset;
+  std::vector<float> weight;
+  std::vector<float> sum;
+  std::vector<std::uint8_t> inside;
+};
+
+// The y taps of one output row: source rows as byte offsets, their weights, Sy.
+struct RowTaps {
+  std::vector<std::int64_t> offset;
+  std::vector<float> weight;
+  float sum = 1.0f;
+  bool inside = false;
+};
+
+template <Interpolation M>
+void column_taps_of(const ConvertPlan& p, std::int64_t g, std::int64_t stride_w, ColumnTaps& t) {
+  const ResizeAxis& ax = p.resize_of(g).x;
+  const bool mirror_x = (p.mirror_of(g) & kMirrorX) != 0;
+  const auto ow = static_cast<std::size_t>(p.out_w);
+  t.sample = g;
+  t.begin.assign(ow + 1, 0);
+  t.sum.assign(ow, 1.0f);
+  t.inside.assign(ow, 0);
+  t.offset.clear();
+  t.weight.clear();
+  for (std::size_t o = 0; o < ow; ++o) {
+    t.begin[o] = static_cast<std::int32_t>(t.offset.size());
+    const std::int64_t r = (mirror_x ? p.out_w - 1 - static_cast<std::int64_t>(o) : static_cast<std::int64_t>(o)) +
+                           ax.offset;
+    if (r < 0 || r >= ax.length) continue;
+    t.inside[o] = 1;
+    t.sum[o] = resize::for_each_tap<M>(ax, static_cast<int>(r), [&](int j, float w) {
+      t.offset.push_back(j * stride_w);
+      t.weight.push_back(w);
+    });
+  }
+  t.begin[ow] = static_cast<std::int32_t>(t.offset.size());
+}
+
+template <Interpolation M>
+void row_taps_of(const ConvertPlan& p, std::int64_t g, std::int64_t y, std::int64_t stride_h, RowTaps& t) {
+  const ResizeAxis& ax = p.resize_of(g).y;
+  const std::int64_t r = ((p.mirror_of(g) & kMirrorY) ? p.out_h - 1 - y : y) + ax.offset;
+  t.offset.clear();
+  t.weight.clear();
+  t.sum = 1.0f;
+  t.inside = r >= 0 && r < ax.length;
+  if (!t.inside) return;
+  t.sum = resize::for_each_tap<M>(ax, static_cast<int>(r), [&](int i, float w) {
+    t.offset.push_back(i * stride_h);
+    t.weight.push_back(w);
+  });
+}
+
+// V of every inside column of one row into v[o * N + k] (resize::resample's
+// arithmetic, with the taps looked up rather than recomputed).
+template <Interpolation M, int N>
+void resample_row(const ColumnTaps& xt, const RowTaps& yt, const std::uint8_t* sample, const std::int64_t* channel,
+                  std::int64_t out_w, float* v) {
+  const std::size_t rows = yt.offset.size();
+  for (std::int64_t o = 0; o < out_w; ++o) {
+    if (!xt.inside[static_cast<std::size_t>(o)]) continue;
+    const std::int32_t b = xt.begin[static_cast<std::size_t>(o)], e = xt.begin[static_cast<std::size_t>(o) + 1];
+    float out[N];
+    for (int k = 0; k < N; ++k) out[k] = 0.0f;
+    for (std::size_t i = 0; i < rows; ++i) {
+      const std::uint8_t* row = sample + yt.offset[i];
+      float h[N];
+      for (int k = 0; k < N; ++k) h[k] = 0.0f;
+      for (std::int32_t t = b; t < e; ++t) {
+        const std::uint8_t* px = row + xt.offset[static_cast<std::size_t>(t)];
+        const float wx = xt.weight[static_cast<std::size_t>(t)];
+        for (int k = 0; k < N; ++k) h[k] = resize::add(h[k], resize::mul(wx, static_cast<float>(px[channel[k]])));
+      }
+      const float wy = yt.weight[i];
+      for (int k = 0; k < N; ++k) out[k] = resize::add(out[k], resize::mul(wy, h[k]));
+    }
+    if constexpr (resize::normalizes(M)) {
+      const float norm = resize::mul(xt.sum[static_cast<std::size_t>(o)], yt.sum);
+      for (int k = 0; k < N; ++k) out[k] = resize::normalized(out[k], norm);
+    }
+    for (int k = 0; k < N; ++k) v[o * N + k] = out[k];
+  }
+}
+
+template <typename T>
+void store(std::uint8_t* dst, T value) {
+  std::memcpy(dst, &value, sizeof value);
+}
+
+// Writes one output row: each inside pixel's values through `element` (the
+// dtype's conversion), letterbox pixels and padding channels their bits.
+template <typename T, typename Element>
+void store_row(const ConvertPlan& p, std::uint8_t* out_row, const float* v, const std::uint8_t* inside, bool row_inside,
+               int n, Element&& element) {
+  T letterbox[4], pad;
+  for (int k = 0; k < 4; ++k) {
+    const std::uint32_t bits = p.letterbox_bits[k];
+    if constexpr (sizeof(T) == 4) std::memcpy(&letterbox[k], &bits, 4);
+    else letterbox[k] = static_cast<T>(bits);
+  }
+  if constexpr (sizeof(T) == 4) std::memcpy(&pad, &p.pad_bits, 4);
+  else pad = static_cast<T>(p.pad_bits);
+  for (std::int64_t o = 0; o < p.out_w; ++o) {
+    std::uint8_t* px = out_row + o * p.out_strides.w;
+    const bool in = row_inside && inside[o];
+    for (int k = 0; k < n; ++k) store<T>(px + k * p.out_strides.c, in ? element(v[o * n + k], k) : letterbox[k]);
+    for (int k = n; k < p.out_channels_total; ++k) store<T>(px + k * p.out_strides.c, pad);
+  }
+}
+
+template <Interpolation M, int N>
+void convert_rows(const Job& job, std::int64_t begin, std::int64_t end) {
+  const ConvertPlan& p = *job.plan;
+  const SourceView& s = *job.source;
+  std::int64_t channel[4] = {0, 0, 0, 0};
+  for (int k = 0; k < N; ++k) channel[k] = p.channel_map[k] * s.strides.c;
+  ColumnTaps xt;
+  RowTaps yt;
+  std::vector<float> v(static_cast<std::size_t>(p.out_w * N));
+  for (std::int64_t row = begin; row < end; ++row) {
+    const std::int64_t i = row / p.out_h, y = row % p.out_h, g = job.first + i;
+    const std::uint8_t* sample = s.samples ? s.samples[i] : s.base + i * s.strides.n;
+    if (xt.sample != g) column_taps_of<M>(p, g, s.strides.w, xt);
+    row_taps_of<M>(p, g, y, s.strides.h, yt);
+    if (yt.inside) resample_row<M, N>(xt, yt, sample, channel, p.out_w, v.data());
+    std::uint8_t* out_row = job.output + g * p.out_strides.n + y * p.out_strides.h;
+    const float* alpha = p.alpha_of(g);
+    const float* beta = p.beta_of(g);
+    auto scaled = [&](float value, int k) { return resize::add(resize::mul(value, alpha[k]), beta[k]); };
+    switch (p.dtype) {
+      case DType::UInt8:
+        store_row<std::uint8_t>(p, out_row, v.data(), xt.inside.data(), yt.inside, N,
+                                [](float value, int) { return resize::to_uint8(value); });
+        break;
+      case DType::Float32:
+        store_row<float>(p, out_row, v.data(), xt.inside.data(), yt.inside, N, scaled);
+        break;
+      case DType::Float16:
+        // The unresized path's conversions (convert_cpu_kernels.cpp): round to nearest even.
+        store_row<std::uint16_t>(p, out_row, v.data(), xt.inside.data(), yt.inside, N,
+                                 [&](float value, int k) { return float_to_half_bits_fast(scaled(value, k)); });
+        break;
+      case DType::BFloat16:
+        store_row<std::uint16_t>(p, out_row, v.data(), xt.inside.data(), yt.inside, N,
+                                 [&](float value, int k) { return float_to_bf16_bits_no_nan(scaled(value, k)); });
+        break;
+    }
+  }
+}
+
+using RowsFn = void (*)(const Job&, std::int64_t, std::int64_t);
+
+template <Interpolation M>
+RowsFn rows_for_channels(int n) {
+  switch (n) {
+    case 1: return convert_rows<M, 1>;
+    case 2: return convert_rows<M, 2>;
+    case 3: return convert_rows<M, 3>;
+    default: return convert_rows<M, 4>;
+  }
+}
+
+RowsFn rows_for(Interpolation m, int n) {
+  switch (m) {
+    case Interpolation::Nearest: return rows_for_channels<Interpolation::Nearest>(n);
+    case Interpolation::Linear: return rows_for_channels<Interpolation::Linear>(n);
+    case Interpolation::Cubic: return rows_for_channels<Interpolation::Cubic>(n);
+    case Interpolation::Area: return rows_for_channels<Interpolation::Area>(n);
+    case Interpolation::LinearAntialias: break;
+  }
+  return rows_for_channels<Interpolation::LinearAntialias>(n);
+}
+
+}  // namespace
+
+void convert_resized_on_cpu(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
+                            std::int64_t count, void* output_base, ThreadPool& pool) {
+  if (count <= 0) return;
+  const RowsFn rows = rows_for(plan.interpolation, plan.out_channels);
+  const Job job{&plan, &source, first, static_cast<std::uint8_t*>(output_base)};
+  // About 4096 output pixels per chunk at least: each costs several taps, and
+  // a chunk works out its sample's x taps once.
+  const std::int64_t grain = std::max<std::int64_t>(1, 4096 / std::max<std::int64_t>(1, plan.out_w));
+  pool.parallel_for(0, count * plan.out_h, [&](std::int64_t b, std::int64_t e) { rows(job, b, e); }, grain);
+}
+
+}  // namespace ferry::core

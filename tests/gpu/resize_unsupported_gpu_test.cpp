@@ -1,0 +1,77 @@
+// Resize (transform.resize_w/h) runs on the CPU backend only in this version:
+// on a CUDA context ferry_transform_apply and ferry_batch_submit say
+// FERRY_ERR_UNSUPPORTED, naming the field, before any work is queued (no
+// batch counted, no output allocated, the caller's output untouched).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.h"
+
+namespace {
+
+struct ResizeOnCuda {
+  ferry_context_t ctx = nullptr;
+  std::vector<std::uint8_t> pixels = std::vector<std::uint8_t>(8 * 6 * 3, 77);
+  ferry_source source{};
+  ferry_transform transform{};
+
+  ResizeOnCuda() {
+    ferry_context_options o;
+    ferry_context_options_init(&o, sizeof o);
+    o.device_kind = FERRY_DEVICE_CUDA;
+    EXPECT_EQ(ferry_context_create(&ctx, &o), FERRY_OK) << ferry_last_error();
+    ferry_source_init(&source, sizeof source);
+    source.data = pixels.data();
+    source.bytes = pixels.size();
+    source.n = 1, source.h = 6, source.w = 8, source.c = 3;
+    ferry_transform_init(&transform, sizeof transform);
+    transform.resize_w = 4, transform.resize_h = 3;
+  }
+  ~ResizeOnCuda() { ferry_context_destroy(ctx); }
+};
+
+}  // namespace
+
+TEST(ResizeGpu, TransformApplyIsUnsupported) {
+  FERRY_REQUIRE_GPU();
+  ResizeOnCuda r;
+  void* out = nullptr;
+  ASSERT_EQ(ferry_memory_alloc_device(&out, r.ctx, 4 * 3 * 3 * 4, nullptr), FERRY_OK) << ferry_last_error();
+  ferry_output o;
+  ferry_output_init(&o, sizeof o);
+  o.data = out;
+  o.bytes = 4 * 3 * 3 * 4;
+  EXPECT_EQ(ferry_transform_apply(r.ctx, &r.source, &r.transform, &o, nullptr), FERRY_ERR_UNSUPPORTED);
+  const std::string message = ferry_last_error();
+  EXPECT_NE(message.find("transform.resize_w"), std::string::npos) << message;
+  EXPECT_NE(message.find("CPU backend only"), std::string::npos) << message;
+  EXPECT_EQ(ferry_memory_free_device(r.ctx, out, nullptr), FERRY_OK);
+}
+
+TEST(ResizeGpu, BatchSubmitIsUnsupportedBeforeAnythingIsQueued) {
+  FERRY_REQUIRE_GPU();
+  ResizeOnCuda r;
+  for (int pass = 0; pass < 2; ++pass) {
+    ferry_batch_t batch = nullptr;
+    EXPECT_EQ(ferry_batch_submit(&batch, r.ctx, &r.source, &r.transform, nullptr, nullptr), FERRY_ERR_UNSUPPORTED);
+    EXPECT_EQ(batch, nullptr);
+    const std::string message = ferry_last_error();
+    EXPECT_NE(message.find("transform.resize_w"), std::string::npos) << message;
+  }
+  ferry_stats st;
+  ferry_stats_init(&st, sizeof st);
+  ASSERT_EQ(ferry_stats_get(&st, r.ctx), FERRY_OK) << ferry_last_error();
+  EXPECT_EQ(st.batches_submitted, 0u);
+  EXPECT_EQ(st.batches_unreleased, 0u);
+  EXPECT_EQ(st.device_in_use_bytes, 0u);
+  // The same context still converts without resize.
+  r.transform.resize_w = r.transform.resize_h = 0;
+  ferry_batch_t batch = nullptr;
+  ASSERT_EQ(ferry_batch_submit(&batch, r.ctx, &r.source, &r.transform, nullptr, nullptr), FERRY_OK)
+      << ferry_last_error();
+  EXPECT_EQ(ferry_batch_wait(batch), FERRY_OK) << ferry_last_error();
+  EXPECT_EQ(ferry_batch_release(batch), FERRY_OK);
+}
