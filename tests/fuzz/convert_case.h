@@ -120,8 +120,9 @@ inline Geometry geometry_of(const ferry_source& s, const ferry_transform& t, con
   g.oct = t.pad_channels_to_4 ? 4 : g.oc;
   const bool per_crop = t.per_sample_crop != nullptr;
   const bool whole = !per_crop && t.crop.w == 0 && t.crop.h == 0;
-  g.ow = per_crop ? t.per_sample_crop[0].w : whole ? g.w : t.crop.w;
-  g.oh = per_crop ? t.per_sample_crop[0].h : whole ? g.h : t.crop.h;
+  const bool resized = t.resize_w != 0 || t.resize_h != 0;  // the output is resize_h x resize_w
+  g.ow = resized ? t.resize_w : per_crop ? t.per_sample_crop[0].w : whole ? g.w : t.crop.w;
+  g.oh = resized ? t.resize_h : per_crop ? t.per_sample_crop[0].h : whole ? g.h : t.crop.h;
   if (g.ow <= 0 || g.oh <= 0) return g;
   g.e = dtype == FERRY_DTYPE_FLOAT32 ? 4 : dtype == FERRY_DTYPE_UINT8 ? 1 : 2;
   // Source, inner to outer.
@@ -171,7 +172,7 @@ struct ConvertCase {
   Guarded data;                             // source.data
   std::vector<std::unique_ptr<Guarded>> samples;
   Guarded sample_pointers;                  // source.samples (n pointers)
-  Guarded mean, stdev, crops, mirrors;      // per_sample_* arrays
+  Guarded mean, stdev, crops, mirrors, windows;  // per_sample_* arrays
   Guarded out;                              // output.data (between canaries)
   bool any_null_sample = false;
   std::uint32_t content_seed = 0;
@@ -227,6 +228,7 @@ struct ConvertCase {
     ferry_transform e = effective(transform, transform_size, d);
     untear(e.per_sample_mean, transform.per_sample_mean), untear(e.per_sample_std, transform.per_sample_std);
     untear(e.per_sample_crop, transform.per_sample_crop), untear(e.per_sample_mirror, transform.per_sample_mirror);
+    untear(e.per_sample_window, transform.per_sample_window);
     return e;
   }
   ferry_output eff_output() const {
@@ -557,8 +559,8 @@ inline std::unique_ptr<ConvertCase> decode_convert_case(const std::uint8_t* byte
 
   // ---- output ----
   ferry_output& o = c.output;
-  ferry_output_init(&o, sizeof o);
-  {
+  auto decode_output = [&] {
+    ferry_output_init(&o, sizeof o);
     ferry_output o0;
     ferry_output_init(&o0, sizeof o0);
     const Geometry g = geometry_of(s, t, o0);
@@ -574,7 +576,8 @@ inline std::unique_ptr<ConvertCase> decode_convert_case(const std::uint8_t* byte
     c.out.reset(b);
     o.bytes = b;
     o.data = in.pick(64) == 63 ? nullptr : c.out.data();
-  }
+  };
+  decode_output();
 
   // ---- submit options ----
   ferry_submit_options& so = c.options;
@@ -613,6 +616,71 @@ inline std::unique_ptr<ConvertCase> decode_convert_case(const std::uint8_t* byte
     c.info_size = decode_struct_size(in, sizeof(ferry_tensor_info), tail, null);
   }
   c.retain = in.pick(4) == 3;
+
+  // ---- resize, read last (inputs from before it decode as they did): mostly
+  // valid small outputs, windows inside the image; wild values now and then ----
+  if (in.pick(4) == 3) {
+    t.resize_w = 1 + in.pick(16);
+    t.resize_h = 1 + in.pick(16);
+    set_enum(&t.interpolation, 1 + in.pick(5));
+    set_enum(&t.resize_mode, 1 + in.pick(3));
+    if (get_enum(t.resize_mode) == FERRY_RESIZE_SHORTER_SIDE) t.resize_shorter = 1 + in.pick(20);
+    set_enum(&t.letterbox_align, in.pick(2));
+    for (int k = 0; k < 4; ++k)
+      t.letterbox_value[k] = u8_out ? static_cast<float>(in.u8()) : in.pick(4) != 0 ? 0.25f * in.range(-8, 8) : in.value();
+    if (in.pick(8) != 7) t.pad_outside = 0;  // else refused
+    // A fractional window inside the image, on a quarter-pixel grid or anywhere.
+    auto inside = [&] {
+      ferry_rectf r;
+      if (in.flag()) {
+        r.w = std::min<float>(static_cast<float>(W), 0.25f * static_cast<float>(1 + in.u8() % (4 * W)));
+        r.h = std::min<float>(static_cast<float>(H), 0.25f * static_cast<float>(1 + in.u8() % (4 * H)));
+        r.x = 0.25f * static_cast<float>(in.u8() % (static_cast<int>(4 * (W - r.w)) + 1));
+        r.y = 0.25f * static_cast<float>(in.u8() % (static_cast<int>(4 * (H - r.h)) + 1));
+      } else {
+        r.w = static_cast<float>(W) * static_cast<float>(in.u8() + 1) / 256.0f;
+        r.h = static_cast<float>(H) * static_cast<float>(in.u8() + 1) / 256.0f;
+        r.x = (static_cast<float>(W) - r.w) * static_cast<float>(in.u8()) / 255.0f;
+        r.y = (static_cast<float>(H) - r.h) * static_cast<float>(in.u8()) / 255.0f;
+        while (r.x > 0 && static_cast<double>(r.x) + r.w > static_cast<double>(W)) r.x = std::nextafter(r.x, 0.0f);
+        while (r.y > 0 && static_cast<double>(r.y) + r.h > static_cast<double>(H)) r.y = std::nextafter(r.y, 0.0f);
+      }
+      return r;
+    };
+    switch (in.pick(8)) {
+      case 0: case 1: case 2: break;  // the crop (if any) or the whole image
+      case 3: case 4: t.window = inside(); break;
+      case 5:
+        if (small_n) {
+          if (t.per_sample_count == 0) t.per_sample_count = s.n;
+          const std::int64_t count = t.per_sample_count >= 1 && t.per_sample_count <= 4096 ? t.per_sample_count : 1;
+          c.windows.reset(static_cast<std::size_t>(count) * sizeof(ferry_rectf));
+          auto* r = reinterpret_cast<ferry_rectf*>(c.windows.data());
+          for (std::int64_t i = 0; i < count; ++i) r[i] = inside();
+          t.per_sample_window = r;
+        }
+        break;
+      case 6: t.crop = window(4, 0, 0); break;  // an integer window inside
+      default: {  // wild: NaN, infinite, empty, outside
+        const float v[] = {std::nanf(""), INFINITY, -1.0f, 0.0f, 1e30f, static_cast<float>(W) + 0.5f};
+        t.window = ferry_rectf{v[in.pick(6)], in.value(), v[in.pick(6)], in.value()};
+        break;
+      }
+    }
+    if (in.rare()) {
+      switch (in.pick(8)) {
+        case 0: t.resize_w = in.wild_int(); break;
+        case 1: t.resize_h = in.wild_int(); break;
+        case 2: set_enum(&t.interpolation, static_cast<int>(in.wild_int())); break;
+        case 3: set_enum(&t.resize_mode, static_cast<int>(in.wild_int())); break;
+        case 4: set_enum(&t.letterbox_align, static_cast<int>(in.wild_int())); break;
+        case 5: t.resize_shorter = in.wild_int(); break;
+        case 6: t.resize_w = 0; break;
+        default: t.letterbox_value[in.pick(4)] = in.value(); break;
+      }
+    }
+    decode_output();  // sized for the resized output
+  }
   c.set_source_struct();
   c.transform_arg.set(&t, sizeof t, c.transform_size, c.transform_tail);
   c.set_output_struct();
@@ -640,11 +708,12 @@ inline std::string describe(const ConvertCase& c) {
   const ferry_source s = c.eff_source();
   const ferry_transform t = c.eff_transform();
   const ferry_output o = c.eff_output();
-  char buf[1536];
+  char buf[2048];
   std::snprintf(buf, sizeof buf,
                 "source n %lld h %lld w %lld c %lld layout %d strides n %lld c %lld h %lld w %lld bytes %zu "
                 "sample_bytes %zu samples %d | transform dtype %d layout %d out_channels %d map %d %d %d %d pad4 %d "
                 "crop %lld %lld %lld %lld per_sample crop %d mirror %d per-sample mirror %d count %lld pad_outside %d "
+                "resize %lld x %lld interp %d mode %d shorter %lld align %d window %g %g %g %g per-sample window %d "
                 "| output strides n %lld c %lld h %lld w %lld bytes %zu | struct sizes %zu %zu %zu %zu | options "
                 "policy %d chunk %llu priority %d handoff %d",
                 (long long)s.n, (long long)s.h, (long long)s.w, (long long)s.c, get_enum(s.layout),
@@ -653,7 +722,9 @@ inline std::string describe(const ConvertCase& c) {
                 t.channel_map[0], t.channel_map[1], t.channel_map[2], t.channel_map[3], t.pad_channels_to_4,
                 (long long)t.crop.x, (long long)t.crop.y, (long long)t.crop.w, (long long)t.crop.h,
                 t.per_sample_crop != nullptr, t.mirror, t.per_sample_mirror != nullptr, (long long)t.per_sample_count,
-                t.pad_outside, (long long)o.stride_n, (long long)o.stride_c, (long long)o.stride_h,
+                t.pad_outside, (long long)t.resize_w, (long long)t.resize_h, get_enum(t.interpolation),
+                get_enum(t.resize_mode), (long long)t.resize_shorter, get_enum(t.letterbox_align), t.window.x,
+                t.window.y, t.window.w, t.window.h, t.per_sample_window != nullptr, (long long)o.stride_n, (long long)o.stride_c, (long long)o.stride_h,
                 (long long)o.stride_w, o.bytes, c.source_size, c.transform_size, c.output_size, c.options_size,
                 get_enum(c.options.source_policy), (unsigned long long)c.options.chunk_bytes, c.options.priority,
                 c.options.has_handoff_stream);

@@ -28,7 +28,7 @@ using namespace ferry::fuzz;
 
 namespace {
 
-long inputs = 0, compared = 0, agreed_errors = 0, mismatches = 0, skipped = 0;
+long inputs = 0, compared = 0, agreed_errors = 0, mismatches = 0, skipped = 0, resize_unsupported = 0;
 
 void mismatch(const std::string& what, const ConvertCase& c, const std::uint8_t* bytes, std::size_t size) {
   if (++mismatches <= 20) {
@@ -228,6 +228,22 @@ void run_one(const Contexts& ctx, const std::uint8_t* bytes, std::size_t size) {
     CUDA_CHECK(cudaMemcpy(gpu_block.data(), device_out->ptr, gpu_block.size(), cudaMemcpyDeviceToHost));
   }
 
+  // Resize runs on the CPU backend only in this version: a CUDA context must
+  // refuse it (FERRY_ERR_UNSUPPORTED, before any work) unless it refuses the
+  // call for the CPU's reason first, and never run it.
+  const ferry_transform et = c.eff_transform();
+  if (!c.transform_null && (et.resize_w != 0 || et.resize_h != 0) && gpu_st != cpu_st) {
+    if (gpu_st != FERRY_ERR_UNSUPPORTED) {
+      mismatch(std::string("resize on CUDA: cpu ") + ferry_status_string(cpu_st) + ", gpu " +
+                   ferry_status_string(gpu_st) + ", want FERRY_ERR_UNSUPPORTED",
+               c, bytes, size);
+    } else if (device_out && std::memcmp(gpu_block.data(), c.out.whole(), gpu_block.size()) != 0) {
+      mismatch("a refused resize wrote the device output", c, bytes, size);
+    } else {
+      ++resize_unsupported;
+    }
+    return;
+  }
   if (gpu_st != cpu_st) {
     mismatch(std::string(submit ? "submit" : "convert") + ": cpu " + ferry_status_string(cpu_st) + ", gpu " +
                  ferry_status_string(gpu_st) + " (" + ferry_last_error() + ")",
@@ -326,7 +342,7 @@ int main(int argc, char** argv) {
   ferry_context_destroy(ctx.cpu);
   cudaStreamDestroy(ctx.stream);
   std::printf("replay_cuda: %ld inputs (%ld from files, %ld random), %ld outputs compared, %ld refused by both, "
-              "%ld not replayable on the device, %ld mismatches\n",
-              inputs, from_files, inputs - from_files, compared, agreed_errors, skipped, mismatches);
+              "%ld not replayable on the device, %ld resizes refused on CUDA, %ld mismatches\n",
+              inputs, from_files, inputs - from_files, compared, agreed_errors, skipped, resize_unsupported, mismatches);
   return mismatches == 0 ? 0 : 1;
 }

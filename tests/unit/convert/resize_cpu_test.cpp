@@ -267,3 +267,31 @@ TEST(ResizeKnownValues, LetterboxBars) {
                                 FERRY_MIRROR_Y),
             flipped);
 }
+
+// AREA on a window narrower than float's resolution where it lies (1e-5 of a
+// pixel at x = 1000.5, upscaled): every footprint [a, b) rounds to a = b, keeps
+// no weight, and reads as V = 0 (0 / 0 before), on ferry and the reference alike.
+TEST(ResizeKnownValues, AreaFootprintBelowFloatResolutionIsZero) {
+  CpuContext cpu(2);
+  const std::vector<std::uint8_t> px(2000, 200);
+  ferry_source s;
+  ferry_source_init(&s, sizeof s);
+  s.data = px.data();
+  s.bytes = px.size();
+  s.n = 1, s.h = 1, s.w = 2000, s.c = 1;
+  ferry_transform t;
+  ferry_transform_init(&t, sizeof t);
+  t.scale = 1.0f;
+  t.resize_w = 4, t.resize_h = 1;
+  t.interpolation = FERRY_INTERP_AREA;
+  t.window = {1000.5f, 0.0f, 1e-5f, 1.0f};
+  std::vector<float> got(4, -1.0f), want(4, -1.0f);
+  ferry_output o;
+  ferry_output_init(&o, sizeof o);
+  o.data = got.data();
+  o.bytes = got.size() * sizeof(float);
+  ASSERT_EQ(ferry_transform_apply(cpu.ctx, &s, &t, &o, nullptr), FERRY_OK) << ferry_last_error();
+  EXPECT_EQ(got, (std::vector<float>{0, 0, 0, 0}));
+  reference_convert(s, t, o, reinterpret_cast<std::uint8_t*>(want.data()));
+  EXPECT_EQ(want, got);
+}
