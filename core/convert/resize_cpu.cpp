@@ -1,10 +1,10 @@
-// The resized conversion on the CPU. Each output row: its sample's y taps
-// (the source rows it reads, with their weights), then per output column the
-// x taps, worked out once per sample and range of rows rather than per pixel
-// (the same for_each_tap, so the same weights in the same order), and the
-// sum over rows of wy * (sum over columns of wx * pixel), exactly as
-// resize::resample orders it. The row's values are then stored in the
-// output's dtype. Compiled with -ffp-contract=off (core/CMakeLists.txt): no
+// The resized conversion on the CPU, in two passes that keep
+// resize::resample's arithmetic and order for every element: H(i), the sum
+// over a column's x taps of wx * pixel, for each source row i an output row
+// reads (kept while the next output rows read it again), then V, the sum over
+// the row's y taps of wy * H(i). The x taps are worked out once per sample and
+// range of rows, the y taps per row (the same for_each_tap: the same weights
+// in the same order). The row's values are then stored in the output's dtype. Compiled with -ffp-contract=off (core/CMakeLists.txt): no
 // product and sum may be fused, or the results would differ from the GPU's.
 #include "core/convert/resize_cpu.h"
 
@@ -38,9 +38,9 @@ struct ColumnTaps {
   std::vector<std::uint8_t> inside;
 };
 
-// The y taps of one output row: source rows as byte offsets, their weights, Sy.
+// The y taps of one output row: the source rows it reads, their weights, Sy.
 struct RowTaps {
-  std::vector<std::int64_t> offset;
+  std::vector<std::int64_t> row;
   std::vector<float> weight;
   float sum = 1.0f;
   bool inside = false;
@@ -72,48 +72,88 @@ void column_taps_of(const ConvertPlan& p, std::int64_t g, std::int64_t stride_w,
 }
 
 template <Interpolation M>
-void row_taps_of(const ConvertPlan& p, std::int64_t g, std::int64_t y, std::int64_t stride_h, RowTaps& t) {
+void row_taps_of(const ConvertPlan& p, std::int64_t g, std::int64_t y, RowTaps& t) {
   const ResizeAxis& ax = p.resize_of(g).y;
   const std::int64_t r = ((p.mirror_of(g) & kMirrorY) ? p.out_h - 1 - y : y) + ax.offset;
-  t.offset.clear();
+  t.row.clear();
   t.weight.clear();
   t.sum = 1.0f;
   t.inside = r >= 0 && r < ax.length;
   if (!t.inside) return;
   t.sum = resize::for_each_tap<M>(ax, static_cast<int>(r), [&](int i, float w) {
-    t.offset.push_back(i * stride_h);
+    t.row.push_back(i);
     t.weight.push_back(w);
   });
 }
 
-// V of every inside column of one row into v[o * N + k] (resize::resample's
-// arithmetic, with the taps looked up rather than recomputed).
-template <Interpolation M, int N>
-void resample_row(const ColumnTaps& xt, const RowTaps& yt, const std::uint8_t* sample, const std::int64_t* channel,
-                  std::int64_t out_w, float* v) {
-  const std::size_t rows = yt.offset.size();
+// H(i) of source row i for every inside column: h[o * N + k] = the sum over
+// the column's x taps, ascending, of wx * pixel (resize::resample's inner sum).
+template <int N>
+void horizontal(const ColumnTaps& xt, const std::uint8_t* row, const std::int64_t* channel, std::int64_t out_w,
+                float* h) {
   for (std::int64_t o = 0; o < out_w; ++o) {
     if (!xt.inside[static_cast<std::size_t>(o)]) continue;
     const std::int32_t b = xt.begin[static_cast<std::size_t>(o)], e = xt.begin[static_cast<std::size_t>(o) + 1];
-    float out[N];
-    for (int k = 0; k < N; ++k) out[k] = 0.0f;
-    for (std::size_t i = 0; i < rows; ++i) {
-      const std::uint8_t* row = sample + yt.offset[i];
-      float h[N];
-      for (int k = 0; k < N; ++k) h[k] = 0.0f;
-      for (std::int32_t t = b; t < e; ++t) {
-        const std::uint8_t* px = row + xt.offset[static_cast<std::size_t>(t)];
-        const float wx = xt.weight[static_cast<std::size_t>(t)];
-        for (int k = 0; k < N; ++k) h[k] = resize::add(h[k], resize::mul(wx, static_cast<float>(px[channel[k]])));
-      }
-      const float wy = yt.weight[i];
-      for (int k = 0; k < N; ++k) out[k] = resize::add(out[k], resize::mul(wy, h[k]));
+    float acc[N];
+    for (int k = 0; k < N; ++k) acc[k] = 0.0f;
+    for (std::int32_t t = b; t < e; ++t) {
+      const std::uint8_t* px = row + xt.offset[static_cast<std::size_t>(t)];
+      const float wx = xt.weight[static_cast<std::size_t>(t)];
+      for (int k = 0; k < N; ++k) acc[k] = resize::add(acc[k], resize::mul(wx, static_cast<float>(px[channel[k]])));
     }
-    if constexpr (resize::normalizes(M)) {
+    for (int k = 0; k < N; ++k) h[o * N + k] = acc[k];
+  }
+}
+
+// The H rows of one sample, kept while later output rows read them again (an
+// upscale reads each source row for several output rows): at most one entry
+// per source row, an entry outside the current row's range reused first.
+struct HorizontalCache {
+  std::int64_t sample = -1;
+  std::vector<std::int64_t> row;  // the source row each slot holds, -1: none
+  std::vector<std::vector<float>> values;
+
+  void reset(std::int64_t g) {
+    sample = g;
+    std::fill(row.begin(), row.end(), -1);
+  }
+
+  // The slot of source row i, computed by `compute` into a free slot when
+  // missing; a slot holding a row in [lo, hi] (the current row's range) is kept.
+  template <typename Compute>
+  const float* get(std::int64_t i, std::int64_t lo, std::int64_t hi, std::size_t length, Compute&& compute) {
+    std::size_t free = row.size();
+    for (std::size_t s = 0; s < row.size(); ++s) {
+      if (row[s] == i) return values[s].data();
+      if (free == row.size() && (row[s] < lo || row[s] > hi)) free = s;
+    }
+    if (free == row.size()) {
+      row.push_back(-1);
+      values.emplace_back(length);
+    }
+    row[free] = i;
+    compute(values[free].data());
+    return values[free].data();
+  }
+};
+
+// V of every inside column of one row into v[o * N + k]: the sum over the
+// row's y taps, ascending, of wy * H(i), then / (Sx * Sy) for the normalizing
+// interpolations (resize::resample's arithmetic and order, element by element).
+template <Interpolation M, int N>
+void vertical(const ColumnTaps& xt, const RowTaps& yt, const float* const* h, std::int64_t out_w, float* v) {
+  const std::int64_t count = out_w * N;
+  std::fill(v, v + count, 0.0f);
+  for (std::size_t t = 0; t < yt.weight.size(); ++t) {
+    const float wy = yt.weight[t];
+    const float* hi = h[t];
+    for (std::int64_t j = 0; j < count; ++j) v[j] = resize::add(v[j], resize::mul(wy, hi[j]));
+  }
+  if constexpr (resize::normalizes(M)) {
+    for (std::int64_t o = 0; o < out_w; ++o) {
       const float norm = resize::mul(xt.sum[static_cast<std::size_t>(o)], yt.sum);
-      for (int k = 0; k < N; ++k) out[k] = resize::normalized(out[k], norm);
+      for (int k = 0; k < N; ++k) v[o * N + k] = resize::normalized(v[o * N + k], norm);
     }
-    for (int k = 0; k < N; ++k) v[o * N + k] = out[k];
   }
 }
 
@@ -151,13 +191,28 @@ void convert_rows(const Job& job, std::int64_t begin, std::int64_t end) {
   for (int k = 0; k < N; ++k) channel[k] = p.channel_map[k] * s.strides.c;
   ColumnTaps xt;
   RowTaps yt;
-  std::vector<float> v(static_cast<std::size_t>(p.out_w * N));
+  HorizontalCache cache;
+  std::vector<const float*> h;
+  const auto length = static_cast<std::size_t>(p.out_w * N);
+  std::vector<float> v(length);
   for (std::int64_t row = begin; row < end; ++row) {
     const std::int64_t i = row / p.out_h, y = row % p.out_h, g = job.first + i;
     const std::uint8_t* sample = s.samples ? s.samples[i] : s.base + i * s.strides.n;
-    if (xt.sample != g) column_taps_of<M>(p, g, s.strides.w, xt);
-    row_taps_of<M>(p, g, y, s.strides.h, yt);
-    if (yt.inside) resample_row<M, N>(xt, yt, sample, channel, p.out_w, v.data());
+    if (xt.sample != g) {
+      column_taps_of<M>(p, g, s.strides.w, xt);
+      cache.reset(g);
+    }
+    row_taps_of<M>(p, g, y, yt);
+    if (yt.inside) {
+      // The taps' rows ascend (clamped ones repeat an end): [lo, hi] is the range this row reads.
+      const std::int64_t lo = yt.row.front(), hi = yt.row.back();
+      h.clear();
+      for (std::int64_t r : yt.row)
+        h.push_back(cache.get(r, lo, hi, length, [&](float* out) {
+          horizontal<N>(xt, sample + r * s.strides.h, channel, p.out_w, out);
+        }));
+      vertical<M, N>(xt, yt, h.data(), p.out_w, v.data());
+    }
     std::uint8_t* out_row = job.output + g * p.out_strides.n + y * p.out_strides.h;
     const float* alpha = p.alpha_of(g);
     const float* beta = p.beta_of(g);
