@@ -187,8 +187,8 @@ template <Interpolation M, int N>
 void convert_rows(const Job& job, std::int64_t begin, std::int64_t end) {
   const ConvertPlan& p = *job.plan;
   const SourceView& s = *job.source;
-  std::int64_t channel[4] = {0, 0, 0, 0};
-  for (int k = 0; k < N; ++k) channel[k] = p.channel_map[k] * s.strides.c;
+  std::int64_t channel[4] = {0, 0, 0, 0};  // the mapped channels' byte offsets in a pixel
+  Strides4 strides;                        // the current sample's
   ColumnTaps xt;
   RowTaps yt;
   HorizontalCache cache;
@@ -199,7 +199,9 @@ void convert_rows(const Job& job, std::int64_t begin, std::int64_t end) {
     const std::int64_t i = row / p.out_h, y = row % p.out_h, g = job.first + i;
     const std::uint8_t* sample = s.samples ? s.samples[i] : s.base + i * s.strides.n;
     if (xt.sample != g) {
-      column_taps_of<M>(p, g, s.strides.w, xt);
+      strides = s.strides;  // every sample's strides are the view's
+      for (int k = 0; k < N; ++k) channel[k] = p.channel_map[k] * strides.c;
+      column_taps_of<M>(p, g, strides.w, xt);
       cache.reset(g);
     }
     row_taps_of<M>(p, g, y, yt);
@@ -209,7 +211,7 @@ void convert_rows(const Job& job, std::int64_t begin, std::int64_t end) {
       h.clear();
       for (std::int64_t r : yt.row)
         h.push_back(cache.get(r, lo, hi, length, [&](float* out) {
-          horizontal<N>(xt, sample + r * s.strides.h, channel, p.out_w, out);
+          horizontal<N>(xt, sample + r * strides.h, channel, p.out_w, out);
         }));
       vertical<M, N>(xt, yt, h.data(), p.out_w, v.data());
     }
