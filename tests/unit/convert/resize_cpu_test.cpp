@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "c_api/struct_convert.h"
+#include "core/convert/convert_plan.h"
 #include "core/convert/resize_geometry.h"
+#include "core/convert/resize_taps.h"
 #include "ferry/ferry.h"
 #include "tests/support/convert_reference.h"
 #include "tests/support/convert_resize_cases.h"
@@ -294,4 +297,88 @@ TEST(ResizeKnownValues, AreaFootprintBelowFloatResolutionIsZero) {
   EXPECT_EQ(got, (std::vector<float>{0, 0, 0, 0}));
   reference_convert(s, t, o, reinterpret_cast<std::uint8_t*>(want.data()));
   EXPECT_EQ(want, got);
+}
+
+// --- the shared tap arithmetic ---
+
+namespace {
+
+using ferry::core::Interpolation;
+
+// V of one output pixel by resize::resample<M, 4> (what the CUDA kernel will
+// call per pixel), the mapped channels loaded as floats, the others 0.
+template <Interpolation M>
+void resample_with(const ResizeAxes& axes, int ry, int rx, const std::uint8_t* sample, const std::int64_t* st,
+                   const int* map, int channels, float (&v)[4]) {
+  ferry::core::resize::resample<M, 4>(
+      axes, ry, rx,
+      [&](int i, int j, float (&px)[4]) {
+        for (int k = 0; k < 4; ++k) px[k] = k < channels ? static_cast<float>(sample[i * st[0] + j * st[1] + map[k] * st[2]]) : 0.0f;
+      },
+      v);
+}
+
+}  // namespace
+
+// The CPU path restructures the loops (x taps per sample, H rows kept between
+// output rows) but must give, element for element, what resize::resample gives
+// per pixel: float32 output with alpha 1 and beta 0 is V itself.
+TEST(ResizeCpu, EqualsTheSharedResamplePerPixel) {
+  CpuContext cpu(2);
+  const ferry_interpolation interps[] = {FERRY_INTERP_NEAREST, FERRY_INTERP_LINEAR, FERRY_INTERP_CUBIC,
+                                         FERRY_INTERP_AREA, FERRY_INTERP_LINEAR_ANTIALIAS};
+  int compared = 0;
+  for (ferry_interpolation m : interps) {
+    for (int r = 0; r < 30; ++r) {
+      auto c = make_resize_case(static_cast<std::uint32_t>(r * 7919 + m), m,
+                                static_cast<ferry_resize_mode>(1 + r % 3), FERRY_DTYPE_FLOAT32);
+      ASSERT_NE(c, nullptr) << ferry_last_error();
+      ferry_transform& t = c->transform;
+      t.scale = 1.0f;
+      for (int k = 0; k < 4; ++k) t.mean[k] = 0.0f, t.std[k] = 1.0f;
+      t.per_sample_mean = t.per_sample_std = nullptr;
+      t.out_layout = FERRY_LAYOUT_NCHW;
+      t.pad_channels_to_4 = 0;
+      ferry_output_init(&c->output, sizeof c->output);
+      ferry_tensor_info info;
+      ferry_tensor_info_init(&info, sizeof info);
+      ASSERT_EQ(ferry_transform_describe_output(&info, &c->source, &t), FERRY_OK) << ferry_last_error();
+      std::vector<float> got(info.bytes / 4, -7.0f);
+      c->output.data = got.data();
+      c->output.bytes = info.bytes;
+      ASSERT_EQ(ferry_transform_apply(cpu.ctx, &c->source, &t, &c->output, nullptr), FERRY_OK) << ferry_last_error();
+      const ferry::core::SourceDesc sd = ferry::api::to_core(c->source);
+      const ferry::core::ConvertPlan plan = ferry::core::make_convert_plan(sd, ferry::api::to_core(t), nullptr);
+      const ferry::core::SourceView view = ferry::core::source_view_of(plan, sd);
+      const std::int64_t st[3] = {view.strides.h, view.strides.w, view.strides.c};
+      const int oc = plan.out_channels;
+      for (std::int64_t g = 0; g < plan.n; ++g) {
+        const std::uint8_t* sample = view.samples ? view.samples[g] : view.base + g * view.strides.n;
+        const ResizeAxes& axes = plan.resize_of(g);
+        const int mirror = plan.mirror_of(g);
+        for (std::int64_t y = 0; y < plan.out_h; ++y)
+          for (std::int64_t x = 0; x < plan.out_w; ++x) {
+            const int ry = static_cast<int>(((mirror & 2) ? plan.out_h - 1 - y : y) + axes.y.offset);
+            const int rx = static_cast<int>(((mirror & 1) ? plan.out_w - 1 - x : x) + axes.x.offset);
+            if (ry < 0 || ry >= axes.y.length || rx < 0 || rx >= axes.x.length) continue;
+            float v[4];
+            switch (m) {
+              case FERRY_INTERP_NEAREST: resample_with<Interpolation::Nearest>(axes, ry, rx, sample, st, plan.channel_map, oc, v); break;
+              case FERRY_INTERP_LINEAR: resample_with<Interpolation::Linear>(axes, ry, rx, sample, st, plan.channel_map, oc, v); break;
+              case FERRY_INTERP_CUBIC: resample_with<Interpolation::Cubic>(axes, ry, rx, sample, st, plan.channel_map, oc, v); break;
+              case FERRY_INTERP_AREA: resample_with<Interpolation::Area>(axes, ry, rx, sample, st, plan.channel_map, oc, v); break;
+              default: resample_with<Interpolation::LinearAntialias>(axes, ry, rx, sample, st, plan.channel_map, oc, v); break;
+            }
+            for (int k = 0; k < oc; ++k) {
+              const float want = ferry::core::resize::add(ferry::core::resize::mul(v[k], 1.0f), 0.0f);
+              const float have = got[static_cast<std::size_t>(((g * oc + k) * plan.out_h + y) * plan.out_w + x)];
+              ASSERT_EQ(std::memcmp(&have, &want, 4), 0) << c->name << " sample " << g << " y " << y << " x " << x
+                                                         << " k " << k << ": " << have << " vs " << want;
+              ++compared;
+            }
+          }
+      }
+    }
+  }
+  EXPECT_GT(compared, 10000);
 }
