@@ -31,7 +31,7 @@ struct Job {
 // not normalize); inside[o] is 0 where the column is letterbox.
 struct ColumnTaps {
   std::int64_t sample = -1;
-  std::vector<std::int32_t> begin;
+  std::vector<std::int64_t> begin;
   std::vector<std::int64_t> offset;
   std::vector<float> weight;
   std::vector<float> sum;
@@ -58,7 +58,7 @@ void column_taps_of(const ConvertPlan& p, std::int64_t g, std::int64_t stride_w,
   t.offset.clear();
   t.weight.clear();
   for (std::size_t o = 0; o < ow; ++o) {
-    t.begin[o] = static_cast<std::int32_t>(t.offset.size());
+    t.begin[o] = static_cast<std::int64_t>(t.offset.size());
     const std::int64_t r = (mirror_x ? p.out_w - 1 - static_cast<std::int64_t>(o) : static_cast<std::int64_t>(o)) +
                            ax.offset;
     if (r < 0 || r >= ax.length) continue;
@@ -68,7 +68,7 @@ void column_taps_of(const ConvertPlan& p, std::int64_t g, std::int64_t stride_w,
       t.weight.push_back(w);
     });
   }
-  t.begin[ow] = static_cast<std::int32_t>(t.offset.size());
+  t.begin[ow] = static_cast<std::int64_t>(t.offset.size());
 }
 
 template <Interpolation M>
@@ -93,10 +93,10 @@ void horizontal(const ColumnTaps& xt, const std::uint8_t* row, const std::int64_
                 float* h) {
   for (std::int64_t o = 0; o < out_w; ++o) {
     if (!xt.inside[static_cast<std::size_t>(o)]) continue;
-    const std::int32_t b = xt.begin[static_cast<std::size_t>(o)], e = xt.begin[static_cast<std::size_t>(o) + 1];
+    const std::int64_t b = xt.begin[static_cast<std::size_t>(o)], e = xt.begin[static_cast<std::size_t>(o) + 1];
     float acc[N];
     for (int k = 0; k < N; ++k) acc[k] = 0.0f;
-    for (std::int32_t t = b; t < e; ++t) {
+    for (std::int64_t t = b; t < e; ++t) {
       const std::uint8_t* px = row + xt.offset[static_cast<std::size_t>(t)];
       const float wx = xt.weight[static_cast<std::size_t>(t)];
       for (int k = 0; k < N; ++k) acc[k] = resize::add(acc[k], resize::mul(wx, static_cast<float>(px[channel[k]])));
