@@ -27,6 +27,16 @@ static_assert(sizeof(ferry_rectf) == sizeof(core::RectF) && offsetof(ferry_rectf
               offsetof(ferry_rectf, y) == offsetof(core::RectF, y) &&
               offsetof(ferry_rectf, w) == offsetof(core::RectF, w) && offsetof(ferry_rectf, h) == offsetof(core::RectF, h));
 
+// Same field layout, so the per-sample description array is passed through as is.
+static_assert(sizeof(ferry_sample_desc) == sizeof(core::SampleDesc) &&
+              offsetof(ferry_sample_desc, data) == offsetof(core::SampleDesc, data) &&
+              offsetof(ferry_sample_desc, bytes) == offsetof(core::SampleDesc, bytes) &&
+              offsetof(ferry_sample_desc, h) == offsetof(core::SampleDesc, h) &&
+              offsetof(ferry_sample_desc, w) == offsetof(core::SampleDesc, w) &&
+              offsetof(ferry_sample_desc, stride_c) == offsetof(core::SampleDesc, stride_c) &&
+              offsetof(ferry_sample_desc, stride_h) == offsetof(core::SampleDesc, stride_h) &&
+              offsetof(ferry_sample_desc, stride_w) == offsetof(core::SampleDesc, stride_w));
+
 }  // namespace
 
 core::SourceDesc to_core(const ferry_source& s) {
@@ -38,6 +48,7 @@ core::SourceDesc to_core(const ferry_source& s) {
   d.n = s.n, d.h = s.h, d.w = s.w, d.c = s.c;
   d.layout = enum_of<core::Layout>(s.layout);
   d.stride_n = s.stride_n, d.stride_c = s.stride_c, d.stride_h = s.stride_h, d.stride_w = s.stride_w;
+  d.sample_descs = reinterpret_cast<const core::SampleDesc*>(s.sample_descs);
   return d;
 }
 
@@ -50,6 +61,7 @@ ferry_source to_c(const core::SourceDesc& d) {
   s.n = d.n, s.h = d.h, s.w = d.w, s.c = d.c;
   s.layout = static_cast<ferry_layout>(d.layout);
   s.stride_n = d.stride_n, s.stride_c = d.stride_c, s.stride_h = d.stride_h, s.stride_w = d.stride_w;
+  s.sample_descs = reinterpret_cast<const ferry_sample_desc*>(d.sample_descs);
   return s;
 }
 

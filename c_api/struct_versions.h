@@ -43,6 +43,17 @@ struct stats {
 
 namespace v2 {  // ferry 0.2.0
 
+struct source {
+  std::size_t struct_size;
+  const void* data;
+  std::size_t bytes;
+  const void* const* samples;
+  std::size_t sample_bytes;
+  std::int64_t n, h, w, c;
+  ferry_layout layout;
+  std::int64_t stride_n, stride_c, stride_h, stride_w;
+};
+
 struct transform {
   std::size_t struct_size;
   ferry_dtype out_dtype;
@@ -73,6 +84,8 @@ static_assert(offsetof(v1::context_options, submit_nonblocking) ==
 static_assert(sizeof(v1::context_options) <= offsetof(ferry_context_options, max_unreleased_batches));
 static_assert(offsetof(v1::stats, input_gbps) == offsetof(ferry_stats, input_gbps));
 static_assert(sizeof(v1::stats) <= offsetof(ferry_stats, batches_unreleased));
+static_assert(offsetof(v2::source, stride_w) == offsetof(ferry_source, stride_w));
+static_assert(sizeof(v2::source) <= offsetof(ferry_source, sample_descs));
 static_assert(offsetof(v2::transform, fill_value) == offsetof(ferry_transform, fill_value));
 static_assert(sizeof(v2::transform) <= offsetof(ferry_transform, resize_w));
 
@@ -90,6 +103,10 @@ struct ReleasedSizes<ferry_stats> {
   static constexpr std::array<std::size_t, 2> values{sizeof(v1::stats), sizeof(ferry_stats)};
 };
 
+template <>
+struct ReleasedSizes<ferry_source> {
+  static constexpr std::array<std::size_t, 2> values{sizeof(v2::source), sizeof(ferry_source)};
+};
 template <>
 struct ReleasedSizes<ferry_transform> {
   static constexpr std::array<std::size_t, 2> values{sizeof(v2::transform), sizeof(ferry_transform)};

@@ -23,6 +23,14 @@ bool ranges_overlap(const void* a, std::uint64_t a_bytes, const void* b, std::ui
 // pointers, and that the output does not overwrite the source being read.
 void check_call(const core::ConvertPlan& plan, const core::SourceDesc& s, const core::OutputDesc& o) {
   FERRY_EXPECT(o.data != nullptr, Status::InvalidArgument, "output.data is NULL");
+  if (plan.variable_sizes()) {
+    for (std::int64_t i = 0; i < plan.n; ++i)
+      FERRY_EXPECT(!ranges_overlap(plan.sample_data[static_cast<std::size_t>(i)],
+                                   plan.sample_sources[static_cast<std::size_t>(i)].extent, o.data, plan.out_extent),
+                   Status::InvalidArgument, "output.data is ", o.data, ": the output overlaps source.sample_descs[",
+                   i, "]");
+    return;
+  }
   if (s.samples == nullptr) {
     FERRY_EXPECT(!ranges_overlap(s.data, plan.source_extent, o.data, plan.out_extent), Status::InvalidArgument,
                  "output.data is ", o.data, ": the output overlaps the source at ", s.data);

@@ -90,6 +90,7 @@ struct RowJob {
 // Where one output row reads, and what it writes.
 struct RowGeometry {
   const std::uint8_t* src_row;  // the source row's first pixel (channel 0)
+  Strides4 strides;             // the sample's source strides
   std::int64_t win_x, ow;
   bool mirror_x;
   std::int64_t xa, xb;  // output columns [xa, xb) read inside the image
@@ -102,8 +103,8 @@ struct RowGeometry {
 };
 
 // Source pixels are C interleaved bytes (NHWC with packed pixels).
-bool interleaved_source(const ConvertPlan& p, const SourceView& s) {
-  return s.strides.w == p.c && (p.c == 1 || s.strides.c == 1);
+bool interleaved_source(const ConvertPlan& p, const Strides4& s) {
+  return s.w == p.c && (p.c == 1 || s.c == 1);
 }
 
 // Output pixels are packed (NHWC, the channels of a pixel adjacent).
@@ -113,7 +114,7 @@ bool interleaved_output(const ConvertPlan& p) {
 
 // The row is a plain stream of source bytes: out element j of a pixel run
 // is source byte j of the same run.
-bool stream_source(const ConvertPlan& p, const SourceView& s, bool mirror_x) {
+bool stream_source(const ConvertPlan& p, const Strides4& s, bool mirror_x) {
   if (mirror_x || !interleaved_source(p, s) || p.out_channels_total != p.c || p.out_channels != p.c) return false;
   for (int k = 0; k < p.out_channels; ++k)
     if (p.channel_map[k] != k) return false;
@@ -126,7 +127,7 @@ bool stream_source(const ConvertPlan& p, const SourceView& s, bool mirror_x) {
 template <typename T>
 void convert_interleaved(const RowJob& job, const RowGeometry& r) {
   const ConvertPlan& p = *job.plan;
-  const SourceView& s = *job.source;
+  const Strides4& s = r.strides;
   const int oct = p.out_channels_total;
   float alpha[coeff_period], beta[coeff_period];
   for (int j = 0; j < coeff_period; ++j) {
@@ -136,19 +137,19 @@ void convert_interleaved(const RowJob& job, const RowGeometry& r) {
   }
   T* out = reinterpret_cast<T*>(r.out_row);
   const bool stream = stream_source(p, s, r.mirror_x);
-  const std::int64_t step = r.mirror_x ? -s.strides.w : s.strides.w;
+  const std::int64_t step = r.mirror_x ? -s.w : s.w;
   std::uint8_t tmp[block * max_channels];
   for (std::int64_t x0 = r.xa; x0 < r.xb; x0 += block) {
     const int count = static_cast<int>(std::min<std::int64_t>(block, r.xb - x0));
     const std::int64_t sx0 = r.source_x(x0);
-    const std::uint8_t* in = r.src_row + sx0 * s.strides.w;
+    const std::uint8_t* in = r.src_row + sx0 * s.w;
     if (!stream) {
       for (int k = 0; k < oct; ++k) {
         if (k >= p.out_channels) {
           for (int j = 0; j < count; ++j) tmp[j * oct + k] = 0;
           continue;
         }
-        const std::uint8_t* src = in + p.channel_map[k] * s.strides.c;
+        const std::uint8_t* src = in + p.channel_map[k] * s.c;
         for (int j = 0; j < count; ++j) tmp[j * oct + k] = src[j * step];
       }
       in = tmp;
@@ -163,13 +164,13 @@ void convert_interleaved(const RowJob& job, const RowGeometry& r) {
 template <typename T>
 void convert_planar(const RowJob& job, const RowGeometry& r) {
   const ConvertPlan& p = *job.plan;
-  const SourceView& s = *job.source;
+  const Strides4& s = r.strides;
   float alpha[max_channels][coeff_period], beta[max_channels][coeff_period];
   for (int k = 0; k < p.out_channels; ++k)
     for (int j = 0; j < coeff_period; ++j) alpha[k][j] = r.alpha[k], beta[k][j] = r.beta[k];
   const std::int64_t esz = p.element_size;
   const std::int64_t stride_w = p.out_strides.w / esz;  // in elements
-  const std::int64_t step = r.mirror_x ? -s.strides.w : s.strides.w;
+  const std::int64_t step = r.mirror_x ? -s.w : s.w;
   const DeinterleaveFn deinterleave = !interleaved_source(p, s) ? nullptr
                                       : p.c == 3                ? job.kernels.deinterleave3
                                       : p.c == 4                ? job.kernels.deinterleave4
@@ -190,7 +191,7 @@ void convert_planar(const RowJob& job, const RowGeometry& r) {
       for (int k = 0; k < p.out_channels; ++k) runs[k] = tmp_in[p.channel_map[k]];
     } else {
       for (int k = 0; k < p.out_channels; ++k) {
-        const std::uint8_t* src = r.src_row + p.channel_map[k] * s.strides.c + sx0 * s.strides.w;
+        const std::uint8_t* src = r.src_row + p.channel_map[k] * s.c + sx0 * s.w;
         if (step == 1) {
           runs[k] = src;
         } else {
@@ -219,7 +220,9 @@ void convert_row(const RowJob& job, std::int64_t row) {
   const std::uint8_t* sample = s.samples ? s.samples[i] : s.base + i * s.strides.n;
   const Rect win = p.window_of(g);
   const int mirror = p.mirror_of(g);
+  const std::int64_t image_h = p.h_of(g), image_w = p.w_of(g);
   RowGeometry r{};
+  r.strides = s.strides_of(i);
   r.win_x = win.x;
   r.ow = p.out_w;
   r.mirror_x = (mirror & kMirrorX) != 0;
@@ -227,13 +230,13 @@ void convert_row(const RowJob& job, std::int64_t row) {
   r.beta = p.beta_of(g);
   const std::int64_t sy = win.y + ((mirror & kMirrorY) ? p.out_h - 1 - y : y);
   const std::int64_t ow = p.out_w;
-  if (sy >= 0 && sy < p.h) {
-    r.src_row = sample + sy * s.strides.h;
+  if (sy >= 0 && sy < image_h) {
+    r.src_row = sample + sy * r.strides.h;
     // Unclamped, [xa, xb) may lie beyond the row (a window wholly left or
     // right of the image, with a gap): both ends are clamped into [0, ow], so
     // the fills below never run past the row, whatever the window and mirror.
-    const std::int64_t xa = r.mirror_x ? win.x + ow - p.w : -win.x;
-    const std::int64_t xb = r.mirror_x ? win.x + ow : p.w - win.x;
+    const std::int64_t xa = r.mirror_x ? win.x + ow - image_w : -win.x;
+    const std::int64_t xb = r.mirror_x ? win.x + ow : image_w - win.x;
     r.xa = std::clamp<std::int64_t>(xa, 0, ow);
     r.xb = std::clamp<std::int64_t>(xb, r.xa, ow);
   }

@@ -1,7 +1,9 @@
 #include "core/convert/convert_plan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "core/checked_math.h"
 #include "core/convert/half_bits.h"
@@ -56,9 +58,71 @@ void check_positive(std::int64_t v, const char* name) {
   FERRY_EXPECT(v <= max_extent_px, Status::InvalidArgument, name, " is ", v, ": larger than ", max_extent_px);
 }
 
+// The byte strides and extent of one h x w x c sample in `layout` (0 strides
+// resolved to packed); names like "source.stride_h" or "source.sample_descs[3].stride_h".
+std::uint64_t resolve_sample_strides(Layout layout, std::int64_t h, std::int64_t w, std::int64_t c,
+                                     Strides4& strides, const std::string& prefix) {
+  const std::string name_c = prefix + "stride_c", name_h = prefix + "stride_h", name_w = prefix + "stride_w";
+  StridedDim dc{name_c.c_str(), c, strides.c}, dw{name_w.c_str(), w, strides.w}, dh{name_h.c_str(), h, strides.h};
+  StridedDim dims[3];
+  if (layout == Layout::NHWC) {
+    dims[0] = dc, dims[1] = dw, dims[2] = dh;
+  } else {
+    dims[0] = dw, dims[1] = dh, dims[2] = dc;
+  }
+  resolve_packed_strides(dims, 3, 1);
+  for (const StridedDim& d : dims) {
+    if (d.name == dc.name) strides.c = d.stride;
+    if (d.name == dh.name) strides.h = d.stride;
+    if (d.name == dw.name) strides.w = d.stride;
+  }
+  return checked_layout_extent(dims, 3, 1);
+}
+
+// source.sample_descs: every sample its own pointer, size and strides. The
+// batch-wide fields must stay unset, so no value is silently ignored.
+void check_sample_descs(ConvertPlan& plan, const SourceDesc& s, Layout layout) {
+  FERRY_EXPECT(s.data == nullptr && s.samples == nullptr && s.bytes == 0 && s.sample_bytes == 0 && s.h == 0 &&
+                   s.w == 0 && s.stride_n == 0 && s.stride_c == 0 && s.stride_h == 0 && s.stride_w == 0,
+               Status::InvalidArgument,
+               "source.sample_descs is set with source.data, samples, bytes, sample_bytes, h, w or a stride: with "
+               "sample_descs each sample gives its own; leave those 0");
+  plan.source_has_samples = true;
+  plan.sample_sources.resize(static_cast<std::size_t>(plan.n));
+  plan.sample_data.resize(static_cast<std::size_t>(plan.n));
+  for (std::int64_t i = 0; i < plan.n; ++i) {
+    const SampleDesc& d = s.sample_descs[i];
+    const std::string prefix = "source.sample_descs[" + std::to_string(i) + "].";
+    FERRY_EXPECT(d.data != nullptr, Status::InvalidArgument, prefix, "data is NULL");
+    check_positive(d.h, (prefix + "h").c_str());
+    check_positive(d.w, (prefix + "w").c_str());
+    SampleSource& out = plan.sample_sources[static_cast<std::size_t>(i)];
+    out.h = d.h;
+    out.w = d.w;
+    out.strides = Strides4{0, d.stride_c, d.stride_h, d.stride_w};
+    out.extent = resolve_sample_strides(layout, d.h, d.w, plan.c, out.strides, prefix);
+    FERRY_EXPECT(d.bytes >= out.extent, Status::SourceTooSmall, prefix, "bytes is ", d.bytes, ": its ", d.h, "x",
+                 d.w, "x", plan.c, " image and strides reach ", out.extent, " bytes");
+    plan.sample_data[static_cast<std::size_t>(i)] = static_cast<const std::uint8_t*>(d.data);
+    plan.h = std::max(plan.h, d.h);
+    plan.w = std::max(plan.w, d.w);
+    plan.source_sample_extent = std::max(plan.source_sample_extent, out.extent);
+  }
+  plan.source_extent = plan.source_sample_extent;
+}
+
 void check_source(ConvertPlan& plan, const SourceDesc& s) {
   const Layout layout = checked_layout(s.layout, "source.layout");
   FERRY_EXPECT(s.n > 0, Status::InvalidArgument, "source.n is ", s.n, ": must be positive");
+  if (s.sample_descs != nullptr) {
+    FERRY_EXPECT(s.c > 0 && s.c <= 4, Status::InvalidArgument, "source.c is ", s.c, ": must be 1, 3 or 4");
+    FERRY_EXPECT(s.c != 2, Status::Unsupported, "source.c is 2: only 1, 3 or 4 channels are supported");
+    plan.n = s.n;
+    plan.c = s.c;
+    plan.source_layout = layout;
+    check_sample_descs(plan, s, layout);
+    return;
+  }
   check_positive(s.h, "source.h");
   check_positive(s.w, "source.w");
   FERRY_EXPECT(s.c > 0 && s.c <= 4, Status::InvalidArgument, "source.c is ", s.c, ": must be 1, 3 or 4");
@@ -151,14 +215,15 @@ void check_arithmetic(ConvertPlan& plan, const Transform& t) {
   }
 }
 
-// Checks one window; returns whether it reaches outside the image.
-bool check_window(const ConvertPlan& plan, const Rect& r, const char* name, std::int64_t index) {
+// Checks one window against sample g's image; returns whether it reaches outside the image.
+bool check_window(const ConvertPlan& plan, const Rect& r, const char* name, std::int64_t index, std::int64_t g) {
+  const std::int64_t w = plan.w_of(g), h = plan.h_of(g);
   const std::int64_t lim = max_extent_px;
   FERRY_EXPECT(r.x >= -lim && r.x <= lim && r.y >= -lim && r.y <= lim, Status::InvalidArgument, name, "[",
                index, "] is {x ", r.x, ", y ", r.y, "}: coordinates beyond +-", lim);
-  const bool outside = r.x < 0 || r.y < 0 || r.x + r.w > plan.w || r.y + r.h > plan.h;
+  const bool outside = r.x < 0 || r.y < 0 || r.x + r.w > w || r.y + r.h > h;
   FERRY_EXPECT(!outside || plan.pad_outside, Status::OutOfRange, name, "[", index, "] is {x ", r.x, ", y ",
-               r.y, ", w ", r.w, ", h ", r.h, "}: outside the ", plan.w, "x", plan.h,
+               r.y, ", w ", r.w, ", h ", r.h, "}: outside the ", w, "x", h,
                " image (set transform.pad_outside to pad)");
   return outside;
 }
@@ -182,7 +247,7 @@ void check_geometry(ConvertPlan& plan, const Transform& t) {
       const Rect& r = plan.sample_crop[static_cast<std::size_t>(i)];
       FERRY_EXPECT(r.w == f.w && r.h == f.h, Status::InvalidArgument, "transform.per_sample_crop[", i,
                    "] is ", r.w, "x", r.h, ": every window must have the size of entry 0, ", f.w, "x", f.h);
-      plan.any_outside |= check_window(plan, r, "transform.per_sample_crop", i);
+      plan.any_outside |= check_window(plan, r, "transform.per_sample_crop", i, i);
     }
   } else if (batch_crop) {
     check_positive(c.w, "transform.crop.w");
@@ -190,8 +255,14 @@ void check_geometry(ConvertPlan& plan, const Transform& t) {
     plan.crop = c;
     plan.out_w = c.w;
     plan.out_h = c.h;
-    plan.any_outside = check_window(plan, c, "transform.crop", 0);
+    for (std::int64_t g = 0; g < (plan.variable_sizes() ? plan.n : 1); ++g)
+      plan.any_outside |= check_window(plan, c, "transform.crop", 0, g);
   } else {
+    for (std::int64_t g = 1; g < (plan.variable_sizes() ? plan.n : 1); ++g)
+      FERRY_EXPECT(plan.w_of(g) == plan.w_of(0) && plan.h_of(g) == plan.h_of(0), Status::InvalidArgument,
+                   "source.sample_descs[", g, "] is ", plan.h_of(g), "x", plan.w_of(g), " (h x w) but sample 0 is ",
+                   plan.h_of(0), "x", plan.w_of(0),
+                   ": samples of different sizes need per_sample_crop windows of one size, or a resize");
     plan.crop = Rect{0, 0, plan.w, plan.h};
     plan.out_w = plan.w;
     plan.out_h = plan.h;
@@ -232,16 +303,18 @@ LetterboxAlign checked_align(const LetterboxAlign& field) {
 }
 
 // A resize window: finite, of positive size, inside its image.
-void check_resize_window(const ConvertPlan& plan, const RectF& r, const char* name, std::int64_t index) {
+void check_resize_window(const ConvertPlan& plan, const RectF& r, const char* name, std::int64_t index,
+                         std::int64_t g) {
+  const std::int64_t w = plan.w_of(g), h = plan.h_of(g);
   FERRY_EXPECT(std::isfinite(r.x) && std::isfinite(r.y) && std::isfinite(r.w) && std::isfinite(r.h),
                Status::InvalidArgument, name, "[", index, "] is {x ", r.x, ", y ", r.y, ", w ", r.w, ", h ", r.h,
                "}: must be finite");
   FERRY_EXPECT(r.w > 0 && r.h > 0, Status::InvalidArgument, name, "[", index, "] is {w ", r.w, ", h ", r.h,
                "}: a window needs a positive area");
-  const bool inside = r.x >= 0 && r.y >= 0 && static_cast<double>(r.x) + r.w <= static_cast<double>(plan.w) &&
-                      static_cast<double>(r.y) + r.h <= static_cast<double>(plan.h);
+  const bool inside = r.x >= 0 && r.y >= 0 && static_cast<double>(r.x) + r.w <= static_cast<double>(w) &&
+                      static_cast<double>(r.y) + r.h <= static_cast<double>(h);
   FERRY_EXPECT(inside, Status::OutOfRange, name, "[", index, "] is {x ", r.x, ", y ", r.y, ", w ", r.w, ", h ",
-               r.h, "}: a resized window must lie inside the ", plan.w, "x", plan.h, " image");
+               r.h, "}: a resized window must lie inside the ", w, "x", h, " image");
 }
 
 // Validates the resize fields and works out every sample's axes. The crop
@@ -278,7 +351,8 @@ void check_resize(ConvertPlan& plan, const Transform& t) {
   const bool wide_taps =
       fitted.interpolation == Interpolation::Area || fitted.interpolation == Interpolation::LinearAntialias;
   for (std::int64_t i = 0; i < plan.n; ++i) {
-    RectF win{0.0f, 0.0f, static_cast<float>(plan.w), static_cast<float>(plan.h)};
+    const std::int64_t image_w = plan.w_of(i), image_h = plan.h_of(i);
+    RectF win{0.0f, 0.0f, static_cast<float>(image_w), static_cast<float>(image_h)};
     const char* name = "transform.window";
     std::int64_t index = 0;
     if (t.per_sample_window != nullptr) {
@@ -291,14 +365,14 @@ void check_resize(ConvertPlan& plan, const Transform& t) {
       const Rect r = t.per_sample_crop != nullptr ? t.per_sample_crop[i] : c;
       name = t.per_sample_crop != nullptr ? "transform.per_sample_crop" : "transform.crop";
       index = t.per_sample_crop != nullptr ? i : 0;
-      FERRY_EXPECT(r.x >= 0 && r.y >= 0 && r.w > 0 && r.h > 0 && r.x <= plan.w && r.y <= plan.h &&
-                       r.w <= plan.w - r.x && r.h <= plan.h - r.y,
+      FERRY_EXPECT(r.x >= 0 && r.y >= 0 && r.w > 0 && r.h > 0 && r.x <= image_w && r.y <= image_h &&
+                       r.w <= image_w - r.x && r.h <= image_h - r.y,
                    r.w > 0 && r.h > 0 ? Status::OutOfRange : Status::InvalidArgument, name, "[", index, "] is {x ",
-                   r.x, ", y ", r.y, ", w ", r.w, ", h ", r.h, "}: a resized window must lie inside the ", plan.w,
-                   "x", plan.h, " image, with a positive area");
+                   r.x, ", y ", r.y, ", w ", r.w, ", h ", r.h, "}: a resized window must lie inside the ", image_w,
+                   "x", image_h, " image, with a positive area");
       win = RectF{static_cast<float>(r.x), static_cast<float>(r.y), static_cast<float>(r.w), static_cast<float>(r.h)};
     }
-    check_resize_window(plan, win, name, index);
+    check_resize_window(plan, win, name, index, i);
     ResizeAxes& axes = plan.sample_resize[static_cast<std::size_t>(i)];
     axes = resize_axes_of(win, fitted);
     if (wide_taps)
@@ -422,6 +496,10 @@ SourceView source_view_of(const ConvertPlan& plan, const SourceDesc& source) {
   v.base = static_cast<const std::uint8_t*>(source.data);
   v.samples = reinterpret_cast<const std::uint8_t* const*>(source.samples);
   v.strides = plan.source_strides;
+  if (plan.variable_sizes()) {
+    v.samples = plan.sample_data.data();
+    v.sample_geometry = plan.sample_sources.data();
+  }
   return v;
 }
 

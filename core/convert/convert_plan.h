@@ -20,6 +20,13 @@ struct Strides4 {
   std::int64_t n = 0, c = 0, h = 0, w = 0;
 };
 
+// One sample of a batch of different sizes (source.sample_descs).
+struct SampleSource {
+  std::int64_t h = 0, w = 0;
+  Strides4 strides;          // c, h, w resolved; n unused
+  std::uint64_t extent = 0;  // bytes the sample spans
+};
+
 // The uint8 samples one convert call reads: `count` samples, local index i
 // (0 <= i < count) being global sample first + i of the plan.
 // Either base (sample i at base + i * strides.n) or samples (samples[i]).
@@ -32,6 +39,14 @@ struct SourceView {
   const std::uint8_t* base = nullptr;
   const std::uint8_t* const* samples = nullptr;
   Strides4 strides;  // all resolved (non-zero where the dimension has size > 1)
+  // Variable sizes: local sample i's strides (c, h, w) and size are
+  // sample_geometry[i] (the plan's sample_sources from the chunk's first
+  // sample on); NULL for one size.
+  const SampleSource* sample_geometry = nullptr;
+
+  Strides4 strides_of(std::int64_t i) const noexcept {
+    return sample_geometry != nullptr ? sample_geometry[i].strides : strides;
+  }
 };
 
 struct ConvertPlan {
@@ -42,6 +57,11 @@ struct ConvertPlan {
   bool source_has_samples = false;    // the caller gave a samples array
   std::uint64_t source_sample_extent = 0;  // bytes one sample spans
   std::uint64_t source_extent = 0;    // bytes the whole `data` source spans (data form)
+  // Variable sizes (source.sample_descs): sample g is sample_sources[g], at
+  // sample_data[g]; h and w above are then the largest sample's, and
+  // source_sample_extent the largest extent. Empty for one size.
+  std::vector<SampleSource> sample_sources;
+  std::vector<const std::uint8_t*> sample_data;
 
   // --- output: n x out_channels_total x out_h x out_w of dtype ---
   DType dtype = DType::Float32;
@@ -79,6 +99,14 @@ struct ConvertPlan {
   Interpolation interpolation = Interpolation::Linear;
   std::vector<ResizeAxes> sample_resize;  // n entries when resize
   std::uint32_t letterbox_bits[4] = {0, 0, 0, 0};  // letterbox_value per output channel, in the dtype's bits
+
+  bool variable_sizes() const noexcept { return !sample_sources.empty(); }
+  std::int64_t h_of(std::int64_t g) const noexcept {
+    return sample_sources.empty() ? h : sample_sources[static_cast<std::size_t>(g)].h;
+  }
+  std::int64_t w_of(std::int64_t g) const noexcept {
+    return sample_sources.empty() ? w : sample_sources[static_cast<std::size_t>(g)].w;
+  }
 
   bool has_per_sample() const noexcept {
     return !sample_alpha.empty() || !sample_crop.empty() || !sample_mirror.empty() || !sample_resize.empty();

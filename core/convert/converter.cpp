@@ -50,6 +50,9 @@ void Converter::check_supported(const ConvertPlan& plan) const {
                plan.out_w, " and ", plan.out_h,
                ": resize runs on the CPU backend only in this version (a context with device_kind "
                "FERRY_DEVICE_CPU); the CUDA kernels do not resample yet");
+  FERRY_EXPECT(!(plan.variable_sizes() && cuda_ != nullptr), Status::Unsupported,
+               "source.sample_descs is set: samples of different sizes convert on the CPU backend only in this "
+               "version (a context with device_kind FERRY_DEVICE_CPU); the CUDA staging and kernels take one size");
 }
 
 void* Converter::upload_batch_table(const ConvertPlan& plan, void* stream) {

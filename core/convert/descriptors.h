@@ -33,8 +33,18 @@ enum class Interpolation : int { Nearest = 1, Linear = 2, Cubic = 3, Area = 4, L
 enum class ResizeMode : int { Stretch = 1, Letterbox = 2, ShorterSide = 3 };
 enum class LetterboxAlign : int { Center = 0, TopLeft = 1 };
 
+// One sample of a batch of different sizes: pointer, readable bytes, size,
+// byte strides in the batch's layout (0: packed).
+struct SampleDesc {
+  const void* data = nullptr;
+  std::size_t bytes = 0;
+  std::int64_t h = 0, w = 0;
+  std::int64_t stride_c = 0, stride_h = 0, stride_w = 0;
+};
+
 // n uint8 images of h x w x c: one buffer (`data`, sample i at data + i *
-// stride_n) or n sample pointers (`samples`). Byte strides; 0 means packed.
+// stride_n), n sample pointers (`samples`), or n samples each of its own
+// size (`sample_descs`). Byte strides; 0 means packed.
 struct SourceDesc {
   const void* data = nullptr;
   std::size_t bytes = 0;
@@ -43,6 +53,7 @@ struct SourceDesc {
   std::int64_t n = 0, h = 0, w = 0, c = 0;
   Layout layout = Layout::NHWC;
   std::int64_t stride_n = 0, stride_c = 0, stride_h = 0, stride_w = 0;
+  const SampleDesc* sample_descs = nullptr;  // n entries, or NULL
 };
 
 // One fused pass: window, mirror, channel map, out = (in * scale - mean) / std,

@@ -199,7 +199,7 @@ void convert_rows(const Job& job, std::int64_t begin, std::int64_t end) {
     const std::int64_t i = row / p.out_h, y = row % p.out_h, g = job.first + i;
     const std::uint8_t* sample = s.samples ? s.samples[i] : s.base + i * s.strides.n;
     if (xt.sample != g) {
-      strides = s.strides;  // every sample's strides are the view's
+      strides = s.strides_of(i);  // the sample's own strides (variable sizes), else the view's
       for (int k = 0; k < N; ++k) channel[k] = p.channel_map[k] * strides.c;
       column_taps_of<M>(p, g, strides.w, xt);
       cache.reset(g);

@@ -48,6 +48,7 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
     SourceView view = b.submitted.view;
     if (view.samples != nullptr) {
       view.samples += c.first;
+      if (view.sample_geometry != nullptr) view.sample_geometry += c.first;
     } else {
       view.base += c.first * view.strides.n;
     }

@@ -51,7 +51,8 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
     }
   } slot{*this};
   b.submitted.view = source_view_of(b.submitted.plan, source);
-  if (b.submitted.plan.source_has_samples) {
+  // Variable sizes: the view already reads the plan's own copy of the pointers.
+  if (b.submitted.plan.source_has_samples && !b.submitted.plan.variable_sizes()) {
     const auto n = static_cast<std::size_t>(b.submitted.plan.n);
     b.submitted.sample_pointers.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -66,6 +67,11 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
                  "output->data is NULL: pass output = NULL to have ferry allocate the output");
   b.submitted.layout = sample_layout_of(b.submitted.plan);
   b.submitted.input_bytes = checked_mul(static_cast<std::uint64_t>(b.submitted.plan.n), b.submitted.layout.packed_bytes, "source bytes");
+  if (b.submitted.plan.variable_sizes()) {
+    b.submitted.input_bytes = 0;
+    for (const SampleSource& g : b.submitted.plan.sample_sources)
+      b.submitted.input_bytes += static_cast<std::uint64_t>(g.h * g.w * b.submitted.plan.c);
+  }
   b.submitted.short_path = b.submitted.input_bytes <= kShortPathBytes;
   b.submitted.priority = options.priority;
   b.submitted.on_complete = options.on_complete;

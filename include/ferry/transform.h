@@ -21,12 +21,26 @@ typedef enum ferry_layout {
   FERRY_LAYOUT_NCHW = 2  /* planar */
 } ferry_layout;
 
+/* One sample of a batch whose samples differ in size (ferry_source.sample_descs):
+ * its own pointer, the bytes readable there, its h and w, and its byte strides
+ * in the source's layout (0 = packed). c and the layout are the batch's. */
+typedef struct ferry_sample_desc {
+  const void* data;
+  size_t bytes;
+  int64_t h, w;
+  int64_t stride_c, stride_h, stride_w;
+} ferry_sample_desc;
+
 /* A batch of n uint8 images of h x w x c (c = 1, 3 or 4).
  * Either `data` (one buffer of `bytes` bytes, sample i at data + i*stride_n)
  * or `samples` (n pointers, each to one image of `sample_bytes` bytes; stride_n
  * is then ignored). Strides are in bytes; 0 means "packed" for the layout.
  * Strides may describe padded rows (an OpenCV pitch), a region of interest, or
- * a non-contiguous batch; they must not make two elements overlap. */
+ * a non-contiguous batch; they must not make two elements overlap.
+ * Or `sample_descs` (appended after 0.2.0): n samples each of its own size,
+ * pointer and strides, for images at their decoded sizes; data, samples,
+ * bytes, sample_bytes, h, w and the strides stay 0. One output size then comes
+ * from the transform: a resize, or per_sample_crop windows of one size. */
 typedef struct ferry_source {
   size_t struct_size;
   const void* data;
@@ -36,6 +50,7 @@ typedef struct ferry_source {
   int64_t n, h, w, c;
   ferry_layout layout; /* default NHWC */
   int64_t stride_n, stride_c, stride_h, stride_w;
+  const ferry_sample_desc* sample_descs; /* n entries, or NULL (default) */
 } ferry_source;
 
 typedef struct ferry_rect {

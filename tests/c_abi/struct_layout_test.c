@@ -96,7 +96,15 @@ FIELD(ferry_stats, numa_node, 256, 4);
 FIELD(ferry_stats, numa_cpus, 260, 4);
 
 /* transform.h */
-STRUCT(ferry_source, 112, 8);
+STRUCT(ferry_sample_desc, 56, 8);
+FIELD(ferry_sample_desc, data, 0, 8);
+FIELD(ferry_sample_desc, bytes, 8, 8);
+FIELD(ferry_sample_desc, h, 16, 8);
+FIELD(ferry_sample_desc, w, 24, 8);
+FIELD(ferry_sample_desc, stride_c, 32, 8);
+FIELD(ferry_sample_desc, stride_h, 40, 8);
+FIELD(ferry_sample_desc, stride_w, 48, 8);
+STRUCT(ferry_source, 120, 8);
 FIELD(ferry_source, struct_size, 0, 8);
 FIELD(ferry_source, data, 8, 8);
 FIELD(ferry_source, bytes, 16, 8);
@@ -111,6 +119,7 @@ FIELD(ferry_source, stride_n, 80, 8);
 FIELD(ferry_source, stride_c, 88, 8);
 FIELD(ferry_source, stride_h, 96, 8);
 FIELD(ferry_source, stride_w, 104, 8);
+FIELD(ferry_source, sample_descs, 112, 8);
 
 STRUCT(ferry_rect, 32, 8);
 FIELD(ferry_rect, x, 0, 8);

@@ -35,6 +35,9 @@ TEST(StructVersions, LayoutsAreFrozen) {
   EXPECT_OFFSET(ferry_submit_options, chunk_bytes, 32);
   EXPECT_OFFSET(ferry_submit_options, callback, 40);
   EXPECT_OFFSET(ferry_submit_options, user_data, 48);
+  EXPECT_EQ(sizeof(ferry::api::v2::source), 112u);
+  EXPECT_EQ(sizeof(ferry_source), 120u);
+  EXPECT_OFFSET(ferry_source, sample_descs, 112);
   EXPECT_EQ(sizeof(ferry_source), ReleasedSizes<ferry_source>::values.back());
   EXPECT_EQ(sizeof(ferry::api::v2::transform), 168u);
   EXPECT_EQ(sizeof(ferry_transform), 248u);
@@ -83,7 +86,7 @@ TEST(StructVersions, InitAcceptsReleasedSizesOnly) {
             FERRY_OK);
   EXPECT_EQ(ferry_context_options_init(reinterpret_cast<ferry_context_options*>(buffer), 20), FERRY_ERR_STRUCT_SIZE);
   EXPECT_EQ(ferry_submit_options_init(reinterpret_cast<ferry_submit_options*>(buffer), 53), FERRY_ERR_STRUCT_SIZE);
-  EXPECT_EQ(ferry_source_init(reinterpret_cast<ferry_source*>(buffer), sizeof(ferry_source) - 8),
+  EXPECT_EQ(ferry_source_init(reinterpret_cast<ferry_source*>(buffer), sizeof(ferry_source) - 4),
             FERRY_ERR_STRUCT_SIZE);
   EXPECT_EQ(ferry_tensor_info_init(reinterpret_cast<ferry_tensor_info*>(buffer), 0), FERRY_ERR_STRUCT_SIZE);
   // A newer, larger header: accepted, its tail zeroed.

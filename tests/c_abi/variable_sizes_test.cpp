@@ -1,0 +1,346 @@
+// Batches whose samples differ in size (ferry_source.sample_descs, issue 14):
+// every sample of a batch converts exactly as it would alone (a one-sample
+// batch of its own size, with its own window and mirror), through
+// ferry_transform_apply and through the pipeline, for random sizes, strides,
+// layouts, windows (inside and padded), mirrors and output formats; and each
+// malformed description is refused with its own status and a message naming
+// the sample and the field.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ferry/ferry.h"
+#include "tests/support/test_context.h"
+
+namespace {
+
+using ferry::test::make_test_context;
+
+constexpr std::uint8_t poison = 0xAB;
+
+struct Sample {
+  std::vector<std::uint8_t> pixels;
+  ferry_sample_desc desc{};
+};
+
+// A random h x w x c image in `layout`, its rows padded now and then (a pitch).
+Sample random_sample(std::mt19937& rng, std::int64_t h, std::int64_t w, std::int64_t c, ferry_layout layout) {
+  Sample s;
+  const std::int64_t pad = std::uniform_int_distribution<int>(0, 1)(rng) * 5;
+  s.desc.h = h, s.desc.w = w;
+  std::int64_t bytes = 0;
+  if (layout == FERRY_LAYOUT_NHWC) {
+    s.desc.stride_w = c, s.desc.stride_c = 1, s.desc.stride_h = w * c + pad;
+    bytes = h * s.desc.stride_h;
+  } else {
+    s.desc.stride_w = 1, s.desc.stride_h = w + pad, s.desc.stride_c = h * (w + pad);
+    bytes = c * s.desc.stride_c;
+  }
+  s.pixels.resize(static_cast<std::size_t>(bytes));
+  for (auto& p : s.pixels) p = static_cast<std::uint8_t>(rng());
+  s.desc.bytes = s.pixels.size();
+  s.desc.data = s.pixels.data();
+  return s;
+}
+
+ferry_source variable_source(const std::vector<ferry_sample_desc>& descs, std::int64_t c, ferry_layout layout) {
+  ferry_source src;
+  ferry_source_init(&src, sizeof src);
+  src.n = static_cast<std::int64_t>(descs.size());
+  src.c = c;
+  src.layout = layout;
+  src.sample_descs = descs.data();
+  return src;
+}
+
+// Sample i alone: a one-sample batch of its own size and strides.
+ferry_source alone(const ferry_sample_desc& d, std::int64_t c, ferry_layout layout) {
+  ferry_source src;
+  ferry_source_init(&src, sizeof src);
+  src.data = d.data, src.bytes = d.bytes;
+  src.n = 1, src.h = d.h, src.w = d.w, src.c = c;
+  src.layout = layout;
+  src.stride_n = static_cast<std::int64_t>(d.bytes);
+  src.stride_c = d.stride_c, src.stride_h = d.stride_h, src.stride_w = d.stride_w;
+  return src;
+}
+
+std::size_t packed_output_bytes(const ferry_source& src, const ferry_transform& t) {
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  EXPECT_EQ(ferry_transform_describe_output(&info, &src, &t), FERRY_OK) << ferry_last_error();
+  return info.bytes;
+}
+
+std::vector<std::uint8_t> apply(ferry_context_t ctx, const ferry_source& src, const ferry_transform& t) {
+  std::vector<std::uint8_t> out(packed_output_bytes(src, t), poison);
+  ferry_output o;
+  ferry_output_init(&o, sizeof o);
+  o.data = out.data(), o.bytes = out.size();
+  EXPECT_EQ(ferry_transform_apply(ctx, &src, &t, &o, nullptr), FERRY_OK) << ferry_last_error();
+  return out;
+}
+
+std::vector<std::uint8_t> submit(ferry_context_t ctx, const ferry_source& src, const ferry_transform& t) {
+  ferry_batch_t batch = nullptr;
+  EXPECT_EQ(ferry_batch_submit(&batch, ctx, &src, &t, nullptr, nullptr), FERRY_OK) << ferry_last_error();
+  if (batch == nullptr) return {};
+  EXPECT_EQ(ferry_batch_wait(batch), FERRY_OK) << ferry_last_error();
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  EXPECT_EQ(ferry_batch_describe_output(&info, batch), FERRY_OK) << ferry_last_error();
+  const auto* data = static_cast<const std::uint8_t*>(info.data);
+  std::vector<std::uint8_t> out(data, data + info.bytes);
+  EXPECT_EQ(ferry_batch_release(batch), FERRY_OK);
+  return out;
+}
+
+struct Case {
+  std::vector<Sample> samples;
+  std::vector<ferry_sample_desc> descs;
+  std::vector<ferry_rect> windows;
+  std::vector<std::uint8_t> mirrors;
+  std::int64_t c = 3;
+  ferry_layout layout = FERRY_LAYOUT_NHWC;
+  ferry_transform transform{};
+};
+
+// n samples of random sizes; windows of one size, inside each image or (with
+// pad_outside) reaching past it; a random output format and mirror per sample.
+Case random_case(std::mt19937& rng, bool padded) {
+  Case k;
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int n = pick(1, 6);
+  const int cs[] = {1, 3, 4};
+  k.c = cs[pick(0, 2)];
+  k.layout = pick(0, 1) ? FERRY_LAYOUT_NHWC : FERRY_LAYOUT_NCHW;
+  const std::int64_t win_w = pick(1, 12), win_h = pick(1, 12);
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t h = padded ? pick(1, 30) : pick(static_cast<int>(win_h), 30);
+    const std::int64_t w = padded ? pick(1, 30) : pick(static_cast<int>(win_w), 30);
+    k.samples.push_back(random_sample(rng, h, w, k.c, k.layout));
+    const std::int64_t x = padded ? pick(-static_cast<int>(win_w) - 2, static_cast<int>(w) + 2)
+                                  : pick(0, static_cast<int>(w - win_w));
+    const std::int64_t y = padded ? pick(-static_cast<int>(win_h) - 2, static_cast<int>(h) + 2)
+                                  : pick(0, static_cast<int>(h - win_h));
+    k.windows.push_back(ferry_rect{x, y, win_w, win_h});
+    k.mirrors.push_back(static_cast<std::uint8_t>(pick(0, 3)));
+  }
+  for (const Sample& s : k.samples) k.descs.push_back(s.desc);
+  ferry_transform& t = k.transform;
+  ferry_transform_init(&t, sizeof t);
+  const ferry_dtype dtypes[] = {FERRY_DTYPE_UINT8, FERRY_DTYPE_FLOAT32, FERRY_DTYPE_FLOAT16, FERRY_DTYPE_BFLOAT16};
+  t.out_dtype = dtypes[pick(0, 3)];
+  t.out_layout = pick(0, 1) ? FERRY_LAYOUT_NHWC : FERRY_LAYOUT_NCHW;
+  if (k.c >= 3 && pick(0, 1)) {
+    t.out_channels = 3;
+    t.channel_map[0] = 2, t.channel_map[1] = 1, t.channel_map[2] = 0;
+  }
+  if (t.out_dtype != FERRY_DTYPE_UINT8) {
+    for (int j = 0; j < 4; ++j) t.mean[j] = 0.1f * static_cast<float>(j + 1), t.std[j] = 0.5f + 0.25f * static_cast<float>(j);
+  }
+  t.per_sample_crop = k.windows.data();
+  t.per_sample_mirror = k.mirrors.data();
+  t.per_sample_count = n;
+  t.pad_outside = padded ? 1 : 0;
+  t.fill_value = t.out_dtype == FERRY_DTYPE_UINT8 ? 7.0f : -1.5f;
+  return k;
+}
+
+// The transform of sample i converted alone.
+ferry_transform alone_transform(const Case& k, std::size_t i) {
+  ferry_transform t = k.transform;
+  t.per_sample_crop = nullptr;
+  t.per_sample_mirror = nullptr;
+  t.per_sample_count = 0;
+  t.crop = k.windows[i];
+  t.mirror = k.mirrors[i];
+  return t;
+}
+
+void expect_each_sample_as_alone(ferry_context_t ctx, const Case& k, const std::vector<std::uint8_t>& batch,
+                                 const std::string& what) {
+  const std::size_t per = batch.size() / k.samples.size();
+  for (std::size_t i = 0; i < k.samples.size(); ++i) {
+    const ferry_transform t = alone_transform(k, i);
+    const std::vector<std::uint8_t> want = apply(ctx, alone(k.descs[i], k.c, k.layout), t);
+    ASSERT_EQ(want.size(), per) << what;
+    ASSERT_EQ(std::memcmp(batch.data() + i * per, want.data(), per), 0)
+        << what << ": sample " << i << " of " << k.samples.size() << " (" << k.descs[i].h << "x" << k.descs[i].w
+        << ") differs from the same sample converted alone";
+  }
+}
+
+class VariableSizes : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ctx_ = make_test_context(FERRY_DEVICE_CPU, 2);
+    ASSERT_NE(ctx_, nullptr);
+  }
+  void TearDown() override {
+    if (ctx_ != nullptr) {
+      EXPECT_EQ(ferry_context_destroy(ctx_), FERRY_OK);
+    }
+  }
+  ferry_context_t ctx_ = nullptr;
+};
+
+TEST_F(VariableSizes, EachSampleConvertsAsItWouldAlone) {
+  std::mt19937 rng(1234);
+  for (int round = 0; round < 150; ++round) {
+    const bool padded = round % 3 == 2;
+    Case k = random_case(rng, padded);
+    const ferry_source src = variable_source(k.descs, k.c, k.layout);
+    const std::string what = "round " + std::to_string(round);
+    expect_each_sample_as_alone(ctx_, k, apply(ctx_, src, k.transform), what + " (ferry_transform_apply)");
+    expect_each_sample_as_alone(ctx_, k, submit(ctx_, src, k.transform), what + " (ferry_batch_submit)");
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Images at their decoded sizes resized to one output: every interpolation and
+// mode, the whole image or a fractional window per sample.
+TEST_F(VariableSizes, ResizedSamplesConvertAsTheyWouldAlone) {
+  std::mt19937 rng(99);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int round = 0; round < 60; ++round) {
+    Case k;
+    const int n = pick(1, 5);
+    k.c = pick(0, 1) ? 3 : 1;
+    k.layout = pick(0, 1) ? FERRY_LAYOUT_NHWC : FERRY_LAYOUT_NCHW;
+    std::vector<ferry_rectf> windows;
+    for (int i = 0; i < n; ++i) {
+      const std::int64_t h = pick(1, 40), w = pick(1, 40);
+      k.samples.push_back(random_sample(rng, h, w, k.c, k.layout));
+      k.descs.push_back(k.samples.back().desc);
+      const float x = static_cast<float>(pick(0, static_cast<int>(w) - 1)) * 0.5f;
+      const float y = static_cast<float>(pick(0, static_cast<int>(h) - 1)) * 0.5f;
+      windows.push_back(ferry_rectf{x, y, (static_cast<float>(w) - x) * 0.75f, (static_cast<float>(h) - y) * 0.75f});
+      k.mirrors.push_back(static_cast<std::uint8_t>(pick(0, 3)));
+    }
+    ferry_transform& t = k.transform;
+    ferry_transform_init(&t, sizeof t);
+    t.resize_w = pick(1, 24), t.resize_h = pick(1, 24);
+    t.interpolation = static_cast<ferry_interpolation>(pick(1, 5));
+    t.resize_mode = static_cast<ferry_resize_mode>(pick(1, 3));
+    t.resize_shorter = pick(1, 30);
+    t.out_dtype = pick(0, 1) ? FERRY_DTYPE_UINT8 : FERRY_DTYPE_FLOAT16;
+    t.per_sample_mirror = k.mirrors.data();
+    t.per_sample_count = n;
+    const bool with_windows = pick(0, 1) != 0;
+    if (with_windows) t.per_sample_window = windows.data();
+    const ferry_source src = variable_source(k.descs, k.c, k.layout);
+    const std::vector<std::uint8_t> batch = apply(ctx_, src, t);
+    const std::vector<std::uint8_t> piped = submit(ctx_, src, t);
+    ASSERT_EQ(batch, piped) << "round " << round << ": the pipeline differs from ferry_transform_apply";
+    const std::size_t per = batch.size() / static_cast<std::size_t>(n);
+    for (int i = 0; i < n; ++i) {
+      ferry_transform one = t;
+      one.per_sample_mirror = nullptr, one.per_sample_window = nullptr, one.per_sample_count = 0;
+      one.mirror = k.mirrors[static_cast<std::size_t>(i)];
+      if (with_windows) one.window = windows[static_cast<std::size_t>(i)];
+      const std::vector<std::uint8_t> want = apply(ctx_, alone(k.descs[static_cast<std::size_t>(i)], k.c, k.layout), one);
+      ASSERT_EQ(want.size(), per);
+      ASSERT_EQ(std::memcmp(batch.data() + static_cast<std::size_t>(i) * per, want.data(), per), 0)
+          << "round " << round << ", sample " << i << " (" << k.descs[static_cast<std::size_t>(i)].h << "x"
+          << k.descs[static_cast<std::size_t>(i)].w << ", interpolation " << t.interpolation << ", mode "
+          << t.resize_mode << ") differs from the same sample resized alone";
+    }
+  }
+}
+
+TEST_F(VariableSizes, OneBatchCropForAllSamplesIsCheckedAgainstEachImage) {
+  std::mt19937 rng(7);
+  std::vector<Sample> samples{random_sample(rng, 10, 12, 3, FERRY_LAYOUT_NHWC),
+                              random_sample(rng, 6, 20, 3, FERRY_LAYOUT_NHWC)};
+  std::vector<ferry_sample_desc> descs{samples[0].desc, samples[1].desc};
+  const ferry_source src = variable_source(descs, 3, FERRY_LAYOUT_NHWC);
+  ferry_transform t;
+  ferry_transform_init(&t, sizeof t);
+  t.crop = {2, 1, 8, 5};  // inside both images
+  std::vector<std::uint8_t> out = apply(ctx_, src, t);
+  ASSERT_EQ(out.size(), 2u * 3 * 5 * 8 * 4);
+  t.crop = {2, 1, 8, 7};  // past sample 1's 6 rows
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  EXPECT_EQ(ferry_transform_describe_output(&info, &src, &t), FERRY_ERR_OUT_OF_RANGE);
+  EXPECT_NE(std::string(ferry_last_error()).find("outside the 20x6 image"), std::string::npos) << ferry_last_error();
+}
+
+// Each malformed description: its own status, and a message naming the field.
+TEST_F(VariableSizes, MalformedDescriptionsAreRefusedByName) {
+  std::mt19937 rng(3);
+  std::vector<Sample> samples{random_sample(rng, 8, 9, 3, FERRY_LAYOUT_NHWC),
+                              random_sample(rng, 5, 7, 3, FERRY_LAYOUT_NHWC)};
+  std::vector<ferry_rect> windows{{0, 0, 4, 4}, {1, 1, 4, 4}};
+  ferry_transform crops;
+  ferry_transform_init(&crops, sizeof crops);
+  crops.per_sample_crop = windows.data();
+  crops.per_sample_count = 2;
+  ferry_transform plain;
+  ferry_transform_init(&plain, sizeof plain);
+
+  struct Bad {
+    const char* what;
+    ferry_status status;
+    const char* message;
+    void (*edit)(ferry_source&, std::vector<ferry_sample_desc>&);
+    bool plain_transform;
+  };
+  const Bad cases[] = {
+      {"data beside sample_descs", FERRY_ERR_INVALID_ARGUMENT, "source.sample_descs is set with",
+       [](ferry_source& s, std::vector<ferry_sample_desc>& d) { s.data = d[0].data; }, false},
+      {"h beside sample_descs", FERRY_ERR_INVALID_ARGUMENT, "source.sample_descs is set with",
+       [](ferry_source& s, std::vector<ferry_sample_desc>&) { s.h = 8; }, false},
+      {"a NULL sample", FERRY_ERR_INVALID_ARGUMENT, "source.sample_descs[1].data is NULL",
+       [](ferry_source&, std::vector<ferry_sample_desc>& d) { d[1].data = nullptr; }, false},
+      {"a zero height", FERRY_ERR_INVALID_ARGUMENT, "source.sample_descs[1].h is 0",
+       [](ferry_source&, std::vector<ferry_sample_desc>& d) { d[1].h = 0; }, false},
+      {"a negative width", FERRY_ERR_INVALID_ARGUMENT, "source.sample_descs[0].w is -3",
+       [](ferry_source&, std::vector<ferry_sample_desc>& d) { d[0].w = -3; }, false},
+      {"too few bytes", FERRY_ERR_SOURCE_TOO_SMALL, "source.sample_descs[1].bytes is 10",
+       [](ferry_source&, std::vector<ferry_sample_desc>& d) { d[1].bytes = 10; }, false},
+      {"overlapping strides", FERRY_ERR_INVALID_ARGUMENT, "source.sample_descs[0].stride",
+       [](ferry_source&, std::vector<ferry_sample_desc>& d) { d[0].stride_w = 1; }, false},
+      {"different sizes, no window", FERRY_ERR_INVALID_ARGUMENT, "samples of different sizes need",
+       [](ferry_source&, std::vector<ferry_sample_desc>&) {}, true},
+      {"a window outside sample 1", FERRY_ERR_OUT_OF_RANGE, "transform.per_sample_crop[1]",
+       [](ferry_source&, std::vector<ferry_sample_desc>& d) { d[1].w = 4; d[1].stride_h = 12; }, false},
+  };
+  for (const Bad& b : cases) {
+    std::vector<ferry_sample_desc> descs{samples[0].desc, samples[1].desc};
+    ferry_source src = variable_source(descs, 3, FERRY_LAYOUT_NHWC);
+    b.edit(src, descs);
+    const ferry_transform& t = b.plain_transform ? plain : crops;
+    ferry_tensor_info info;
+    ferry_tensor_info_init(&info, sizeof info);
+    EXPECT_EQ(ferry_transform_describe_output(&info, &src, &t), b.status) << b.what << ": " << ferry_last_error();
+    EXPECT_NE(std::string(ferry_last_error()).find(b.message), std::string::npos)
+        << b.what << ": " << ferry_last_error();
+    ferry_batch_t batch = nullptr;
+    EXPECT_EQ(ferry_batch_submit(&batch, ctx_, &src, &t, nullptr, nullptr), b.status) << b.what;
+    EXPECT_EQ(batch, nullptr) << b.what;
+  }
+}
+
+// A 0.2.0 caller's ferry_source (no sample_descs field) still describes one size.
+TEST_F(VariableSizes, SourceOfTheReleasedSizeWithoutTheFieldStillWorks) {
+  std::vector<std::uint8_t> image(4 * 5 * 3, 9);
+  ferry_source src;
+  ferry_source_init(&src, sizeof src);
+  src.struct_size = offsetof(ferry_source, sample_descs);
+  src.data = image.data(), src.bytes = image.size();
+  src.n = 1, src.h = 4, src.w = 5, src.c = 3;
+  src.sample_descs = reinterpret_cast<const ferry_sample_desc*>(0x1);  // beyond struct_size: never read
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  ASSERT_EQ(ferry_transform_describe_output(&info, &src, nullptr), FERRY_OK) << ferry_last_error();
+  EXPECT_EQ(info.shape[2], 4);
+  EXPECT_EQ(info.shape[3], 5);
+}
+
+}  // namespace
