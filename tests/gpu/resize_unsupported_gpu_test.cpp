@@ -1,5 +1,6 @@
-// Resize (transform.resize_w/h) runs on the CPU backend only in this version:
-// on a CUDA context ferry_transform_apply and ferry_batch_submit say
+// Resize (transform.resize_w/h) and samples of different sizes
+// (source.sample_descs) run on the CPU backend only in this version: on a
+// CUDA context ferry_transform_apply and ferry_batch_submit say
 // FERRY_ERR_UNSUPPORTED, naming the field, before any work is queued (no
 // batch counted, no output allocated, the caller's output untouched).
 #include <gtest/gtest.h>
@@ -74,4 +75,29 @@ TEST(ResizeGpu, BatchSubmitIsUnsupportedBeforeAnythingIsQueued) {
       << ferry_last_error();
   EXPECT_EQ(ferry_batch_wait(batch), FERRY_OK) << ferry_last_error();
   EXPECT_EQ(ferry_batch_release(batch), FERRY_OK);
+}
+
+TEST(ResizeGpu, SamplesOfDifferentSizesAreUnsupportedBeforeStaging) {
+  FERRY_REQUIRE_GPU();
+  ResizeOnCuda r;
+  std::vector<std::uint8_t> small(3 * 5 * 3, 9);
+  ferry_sample_desc descs[2] = {};
+  descs[0].data = r.pixels.data(), descs[0].bytes = r.pixels.size(), descs[0].h = 6, descs[0].w = 8;
+  descs[1].data = small.data(), descs[1].bytes = small.size(), descs[1].h = 3, descs[1].w = 5;
+  ferry_source src;
+  ferry_source_init(&src, sizeof src);
+  src.n = 2, src.c = 3;
+  src.sample_descs = descs;
+  ferry_transform t;
+  ferry_transform_init(&t, sizeof t);
+  t.crop = {0, 0, 4, 3};  // inside both: one output size without resize
+  ferry_batch_t batch = nullptr;
+  EXPECT_EQ(ferry_batch_submit(&batch, r.ctx, &src, &t, nullptr, nullptr), FERRY_ERR_UNSUPPORTED);
+  EXPECT_EQ(batch, nullptr);
+  const std::string message = ferry_last_error();
+  EXPECT_NE(message.find("source.sample_descs"), std::string::npos) << message;
+  ferry_stats st;
+  ferry_stats_init(&st, sizeof st);
+  ASSERT_EQ(ferry_stats_get(&st, r.ctx), FERRY_OK) << ferry_last_error();
+  EXPECT_EQ(st.batches_submitted, 0u);
 }
