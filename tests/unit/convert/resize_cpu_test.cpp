@@ -382,3 +382,72 @@ TEST(ResizeCpu, EqualsTheSharedResamplePerPixel) {
   }
   EXPECT_GT(compared, 10000);
 }
+
+// Larger images than the random cases: rows over several threads' chunks, the
+// H rows kept across output rows (upscales) and many taps (downscales), every
+// interpolation, against the reference.
+TEST(ResizeCpu, LargerImagesAcrossThreadsMatchTheReference) {
+  CpuContext cpu(4);
+  const int n = 3, w = 301, h = 203;
+  std::vector<std::uint8_t> px(static_cast<std::size_t>(n * w * h * 3));
+  for (std::size_t b = 0; b < px.size(); ++b) px[b] = static_cast<std::uint8_t>((b * 2654435761u) >> 11);
+  ferry_source s;
+  ferry_source_init(&s, sizeof s);
+  s.data = px.data();
+  s.bytes = px.size();
+  s.n = n, s.h = h, s.w = w, s.c = 3;
+  const std::int64_t sizes[][2] = {{97, 61}, {333, 219}, {7, 300}};
+  for (ferry_interpolation m : {FERRY_INTERP_NEAREST, FERRY_INTERP_LINEAR, FERRY_INTERP_CUBIC, FERRY_INTERP_AREA,
+                                FERRY_INTERP_LINEAR_ANTIALIAS})
+    for (const auto& size : sizes)
+      for (ferry_dtype d : {FERRY_DTYPE_UINT8, FERRY_DTYPE_FLOAT32}) {
+        ferry_transform t;
+        ferry_transform_init(&t, sizeof t);
+        t.out_dtype = d;
+        t.out_layout = d == FERRY_DTYPE_UINT8 ? FERRY_LAYOUT_NHWC : FERRY_LAYOUT_NCHW;
+        t.interpolation = m;
+        t.resize_w = size[0], t.resize_h = size[1];
+        t.mirror = static_cast<int>(size[0] % 4);
+        ferry_tensor_info info;
+        ferry_tensor_info_init(&info, sizeof info);
+        ASSERT_EQ(ferry_transform_describe_output(&info, &s, &t), FERRY_OK) << ferry_last_error();
+        std::vector<std::uint8_t> got(info.bytes, 0xAB), want(info.bytes, 0xAB);
+        ferry_output o;
+        ferry_output_init(&o, sizeof o);
+        o.data = got.data();
+        o.bytes = info.bytes;
+        ASSERT_EQ(ferry_transform_apply(cpu.ctx, &s, &t, &o, nullptr), FERRY_OK) << ferry_last_error();
+        reference_convert(s, t, o, want.data());
+        EXPECT_EQ(got, want) << interpolation_name(m) << " " << size[0] << "x" << size[1] << " dtype " << d;
+      }
+}
+
+// AREA and LINEAR_ANTIALIAS take a downscale of 256 per axis, not more.
+TEST(ResizeCpu, DownscaleOf256IsTheLimit) {
+  CpuContext cpu(2);
+  std::vector<std::uint8_t> px(513 * 2);
+  for (std::size_t b = 0; b < px.size(); ++b) px[b] = static_cast<std::uint8_t>(b * 7);
+  ferry_source s;
+  ferry_source_init(&s, sizeof s);
+  s.data = px.data();
+  s.bytes = px.size();
+  s.n = 1, s.h = 2, s.w = 513, s.c = 1;
+  for (ferry_interpolation m : {FERRY_INTERP_AREA, FERRY_INTERP_LINEAR_ANTIALIAS}) {
+    ferry_transform t;
+    ferry_transform_init(&t, sizeof t);
+    t.interpolation = m;
+    t.resize_w = 2, t.resize_h = 2;
+    t.window = {0.5f, 0.0f, 512.0f, 2.0f};  // 256 per output pixel
+    std::vector<float> got(4, -1.0f), want(4, -1.0f);
+    ferry_output o;
+    ferry_output_init(&o, sizeof o);
+    o.data = got.data();
+    o.bytes = 16;
+    ASSERT_EQ(ferry_transform_apply(cpu.ctx, &s, &t, &o, nullptr), FERRY_OK) << ferry_last_error();
+    reference_convert(s, t, o, reinterpret_cast<std::uint8_t*>(want.data()));
+    EXPECT_EQ(got, want) << interpolation_name(m);
+    t.window.w = 512.25f;  // just over
+    EXPECT_EQ(ferry_transform_apply(cpu.ctx, &s, &t, &o, nullptr), FERRY_ERR_UNSUPPORTED) << interpolation_name(m);
+    EXPECT_NE(std::string(ferry_last_error()).find("256"), std::string::npos) << ferry_last_error();
+  }
+}
