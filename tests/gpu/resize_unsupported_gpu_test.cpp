@@ -55,6 +55,10 @@ TEST(ResizeGpu, TransformApplyIsUnsupported) {
 TEST(ResizeGpu, BatchSubmitIsUnsupportedBeforeAnythingIsQueued) {
   FERRY_REQUIRE_GPU();
   ResizeOnCuda r;
+  ferry_stats before, after;
+  ferry_stats_init(&before, sizeof before);
+  ferry_stats_init(&after, sizeof after);
+  ASSERT_EQ(ferry_stats_get(&before, r.ctx), FERRY_OK) << ferry_last_error();
   for (int pass = 0; pass < 2; ++pass) {
     ferry_batch_t batch = nullptr;
     EXPECT_EQ(ferry_batch_submit(&batch, r.ctx, &r.source, &r.transform, nullptr, nullptr), FERRY_ERR_UNSUPPORTED);
@@ -62,12 +66,11 @@ TEST(ResizeGpu, BatchSubmitIsUnsupportedBeforeAnythingIsQueued) {
     const std::string message = ferry_last_error();
     EXPECT_NE(message.find("transform.resize_w"), std::string::npos) << message;
   }
-  ferry_stats st;
-  ferry_stats_init(&st, sizeof st);
-  ASSERT_EQ(ferry_stats_get(&st, r.ctx), FERRY_OK) << ferry_last_error();
-  EXPECT_EQ(st.batches_submitted, 0u);
-  EXPECT_EQ(st.batches_unreleased, 0u);
-  EXPECT_EQ(st.device_in_use_bytes, 0u);
+  ASSERT_EQ(ferry_stats_get(&after, r.ctx), FERRY_OK) << ferry_last_error();
+  EXPECT_EQ(after.batches_submitted, before.batches_submitted);
+  EXPECT_EQ(after.batches_unreleased, before.batches_unreleased);
+  EXPECT_EQ(after.device_in_use_bytes, before.device_in_use_bytes);
+  EXPECT_EQ(after.pinned_in_use_bytes, before.pinned_in_use_bytes);
   // The same context still converts without resize.
   r.transform.resize_w = r.transform.resize_h = 0;
   ferry_batch_t batch = nullptr;
