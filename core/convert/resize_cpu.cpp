@@ -4,8 +4,9 @@
 // reads (kept while the next output rows read it again), then V, the sum over
 // the row's y taps of wy * H(i). The x taps are worked out once per sample and
 // range of rows, the y taps per row (the same for_each_tap: the same weights
-// in the same order). The row's values are then stored in the output's dtype. Compiled with -ffp-contract=off (core/CMakeLists.txt): no
-// product and sum may be fused, or the results would differ from the GPU's.
+// in the same order). The row's values are then stored in the output's dtype.
+// Compiled with -ffp-contract=off (core/CMakeLists.txt): no product and sum
+// may be fused, or the results would differ from the GPU's.
 #include "core/convert/resize_cpu.h"
 
 #include <algorithm>
