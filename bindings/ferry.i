@@ -74,6 +74,10 @@
 %rename(DeviceProperties) ferry_device_properties;
 %rename(Source) ferry_source;
 %rename(Rect) ferry_rect;
+%rename(RectF) ferry_rectf;
+%rename(Interpolation) ferry_interpolation;
+%rename(ResizeMode) ferry_resize_mode;
+%rename(LetterboxAlign) ferry_letterbox_align;
 %rename(Transform) ferry_transform;
 %rename(Output) ferry_output;
 %rename(TensorInfo) ferry_tensor_info;
@@ -96,6 +100,8 @@
 %ignore ferry_transform::per_sample_crop;
 %ignore ferry_transform::per_sample_mirror;
 %ignore ferry_transform::per_sample_count;
+%ignore ferry_transform::letterbox_value;
+%ignore ferry_transform::per_sample_window;
 %ignore ferry_tensor_info::shape;
 %ignore ferry_tensor_info::strides;
 /* Callbacks from ferry threads into a managed runtime are not offered: use

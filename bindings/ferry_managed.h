@@ -23,6 +23,7 @@ namespace ferry_binding {
 /* How many values each Transform array setter was given; 0: never set. */
 struct ValueLengths {
   int64_t mean, std, per_sample_mean, per_sample_std, per_sample_crop, per_sample_mirror;
+  int64_t letterbox_value, per_sample_window; /* resize */
 };
 
 /* mean or std as written: 1 value fills every channel; 2 to 4 values are
@@ -61,6 +62,7 @@ inline void check_value_lengths(const ferry_source* source, const ferry_transfor
   };
   per_channel("mean", lengths.mean);
   per_channel("std", lengths.std);
+  per_channel("letterbox_value", lengths.letterbox_value);
   const int64_t rows = transform->per_sample_count;
   auto per_sample = [&](const char* name, int64_t length, int64_t row, const char* row_name) {
     if (length == 0 || length == rows * row) return;
@@ -71,6 +73,7 @@ inline void check_value_lengths(const ferry_source* source, const ferry_transfor
   per_sample("per_sample_std", lengths.per_sample_std, channels, "channels");
   per_sample("per_sample_crop", lengths.per_sample_crop, 4, "values (x, y, w, h)");
   per_sample("per_sample_mirror", lengths.per_sample_mirror, 1, "value");
+  per_sample("per_sample_window", lengths.per_sample_window, 4, "values (x, y, w, h)");
 }
 
 /* ferry_batch_submit with callback(batch, status, user_data) called exactly

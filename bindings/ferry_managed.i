@@ -65,9 +65,10 @@ static void ferry_managed_batch_done(ferry_batch_t, ferry_status, void* hold) {
   }
   /* Lengths the managed setters were given (0: not set); see ferry_managed.h. */
   void check_value_lengths(const ferry_source* source, long long mean, long long std, long long per_sample_mean,
-                           long long per_sample_std, long long per_sample_crop, long long per_sample_mirror) const {
+                           long long per_sample_std, long long per_sample_crop, long long per_sample_mirror,
+                           long long letterbox_value, long long per_sample_window) const {
     ferry_binding::ValueLengths lengths{mean, std, per_sample_mean, per_sample_std, per_sample_crop,
-                                        per_sample_mirror};
+                                        per_sample_mirror, letterbox_value, per_sample_window};
     ferry_binding::check_value_lengths(source, $self, lengths);
   }
 }

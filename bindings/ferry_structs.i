@@ -44,6 +44,7 @@
     std::free(const_cast<float*>($self->per_sample_std));
     std::free(const_cast<ferry_rect*>($self->per_sample_crop));
     std::free(const_cast<uint8_t*>($self->per_sample_mirror));
+    std::free(const_cast<ferry_rectf*>($self->per_sample_window));
     std::free($self);
   }
   /* channel_map[0..count): output channel k reads input channel values[k]. */
@@ -96,6 +97,29 @@
     $self->per_sample_count = static_cast<int64_t>(count);
   }
   int64_t per_sample_count() const { return $self->per_sample_count; }
+
+  /* Resize: the bars' value per output channel, in output units (1 value:
+   * every channel; 2 to 4: one per output channel). */
+  void set_letterbox_value(const float* values, size_t count) {
+    if (values != NULL && count == 1) {
+      for (int k = 0; k < 4; ++k) $self->letterbox_value[k] = values[0];
+    } else {
+      ferry_binding::set_fixed($self->letterbox_value, 4, values, count, "letterbox_value");
+    }
+  }
+  float letterbox_value_at(int index) const {
+    return ferry_binding::get_fixed($self->letterbox_value, 4, index, "letterbox_value");
+  }
+  /* Resize: a fractional window x, y, w, h per sample, flattened: count is 4 * samples. */
+  void set_per_sample_window(const float* values, size_t count) {
+    if (count % 4 != 0)
+      ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "per_sample_window has ", count,
+                          " values: 4 (x, y, w, h) per sample are required");
+    float* copy = ferry_binding::copy_array(values, count, "per_sample_window");
+    std::free(const_cast<ferry_rectf*>($self->per_sample_window));
+    $self->per_sample_window = reinterpret_cast<ferry_rectf*>(copy);
+    $self->per_sample_count = static_cast<int64_t>(count / 4);
+  }
 }
 
 /* ---- TensorInfo: shape and strides in memory-layout order ----------------- */

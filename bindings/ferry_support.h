@@ -16,6 +16,7 @@
 #include <string>
 
 static_assert(sizeof(ferry_rect) == 4 * sizeof(long long), "ferry_rect is four int64 values");
+static_assert(sizeof(ferry_rectf) == 4 * sizeof(float), "ferry_rectf is four floats");
 
 namespace ferry_binding {
 

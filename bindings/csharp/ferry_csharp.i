@@ -105,6 +105,16 @@ static void ferry_managed_release_hold(void* hold) {
 %rename(Registered) FERRY_MEMORY_REGISTERED;
 %rename(Device) FERRY_MEMORY_DEVICE;
 %rename(All) FERRY_MEMORY_ALL;
+%rename(Nearest) FERRY_INTERP_NEAREST;
+%rename(Linear) FERRY_INTERP_LINEAR;
+%rename(Cubic) FERRY_INTERP_CUBIC;
+%rename(Area) FERRY_INTERP_AREA;
+%rename(LinearAntialias) FERRY_INTERP_LINEAR_ANTIALIAS;
+%rename(Stretch) FERRY_RESIZE_STRETCH;
+%rename(Letterbox) FERRY_RESIZE_LETTERBOX;
+%rename(ShorterSide) FERRY_RESIZE_SHORTER_SIDE;
+%rename(Center) FERRY_ALIGN_CENTER;
+%rename(TopLeft) FERRY_ALIGN_TOP_LEFT;
 
 /* The function would share the class DeviceProperties's name. */
 %rename(GetDeviceProperties) device_properties;

@@ -30,6 +30,8 @@
 %csmethodmodifiers ferry_transform::set_per_sample_std "internal";
 %csmethodmodifiers ferry_transform::set_per_sample_crop "internal";
 %csmethodmodifiers ferry_transform::set_per_sample_mirror "internal";
+%csmethodmodifiers ferry_transform::set_letterbox_value "internal";
+%csmethodmodifiers ferry_transform::set_per_sample_window "internal";
 %csmethodmodifiers ferry_source::set_samples "internal";
 
 %pragma(csharp) modulecode=%{
@@ -187,7 +189,8 @@
 %}
 
 %typemap(cscode) ferry_transform %{
-  long meanLength, stdLength, perSampleMeanLength, perSampleStdLength, perSampleCropLength, perSampleMirrorLength;
+  long meanLength, stdLength, perSampleMeanLength, perSampleStdLength, perSampleCropLength, perSampleMirrorLength,
+      letterboxValueLength, perSampleWindowLength;
 
   /// <summary>Output channel k reads input channel values[k]; sets OutChannels to values.Length
   /// (1 to 4). BGR to RGB: 2, 1, 0; BGRA to RGB: 2, 1, 0; gray to RGB: 0, 0, 0.</summary>
@@ -234,6 +237,40 @@
     perSampleMirrorLength = values.Length;
     return this;
   }
+  /// <summary>Resizes each sample's window to width x height in the same pass (the CPU backend for
+  /// now; a CUDA context throws UnsupportedException). 0, 0: no resize.</summary>
+  public Transform SetResize(long width, long height) {
+    ResizeW = width;
+    ResizeH = height;
+    return this;
+  }
+  /// <summary>The bars' value per output channel, in output units (Letterbox, and ShorterSide where the
+  /// resized image is smaller than the output): one value for every channel, or one per output
+  /// channel (checked at Submit).</summary>
+  public Transform SetLetterboxValue(params float[] values) {
+    SetLetterboxValue(values, Count(values));
+    letterboxValueLength = values.Length;
+    return this;
+  }
+  /// <summary>The resized window for the batch, in source pixels with fractional edges.</summary>
+  public Transform SetWindow(float x, float y, float w, float h) {
+    using (var window = new RectF()) {
+      window.X = x; window.Y = y; window.W = w; window.H = h;
+      Window = window;
+    }
+    return this;
+  }
+  /// <summary>The resized window per sample: x, y, w, h per sample, flattened (sizes may differ).</summary>
+  public Transform SetPerSampleWindow(params float[] values) {
+    SetPerSampleWindow(values, Count(values));
+    perSampleWindowLength = values.Length;
+    return this;
+  }
+  /// <summary>The interpolation by name: see Interpolations.Parse.</summary>
+  public Transform SetInterpolation(string name) {
+    Interpolation = Interpolations.Parse(name);
+    return this;
+  }
   /// <summary>The output dtype by name: see DTypes.Parse.</summary>
   public Transform SetOutDtype(string name) {
     OutDtype = DTypes.Parse(name);
@@ -247,7 +284,7 @@
 
   internal void CheckLengths(Source source) {
     CheckValueLengths(source, meanLength, stdLength, perSampleMeanLength, perSampleStdLength, perSampleCropLength,
-                      perSampleMirrorLength);
+                      perSampleMirrorLength, letterboxValueLength, perSampleWindowLength);
   }
   static ulong Count(global::System.Array values) { return values == null ? 0UL : (ulong)values.Length; }
 %}

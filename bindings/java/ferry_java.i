@@ -59,7 +59,7 @@ static void ferry_managed_release_hold(void* hold) {
 %rename("%(lowercamelcase)s", %$isvariable) "";
 /* Enum items lose the type prefix, except where two would clash in SWIG's one C
  * scope: Status keeps ERR_ (ERR_CUDA vs DeviceKind.CUDA), SourcePolicy SOURCE_. */
-%rename("%(regex:/^FERRY_(DTYPE_|LAYOUT_|DEVICE_|MIRROR_|MEMORY_)?(.*)$/\\2/)s", %$isenumitem) "";
+%rename("%(regex:/^FERRY_(DTYPE_|LAYOUT_|DEVICE_|MIRROR_|MEMORY_|INTERP_|RESIZE_|ALIGN_)?(.*)$/\\2/)s", %$isenumitem) "";
 
 /* ---- numbers: uint64_t as long (the counters never reach 2^63) ---- */
 %apply long long { uint64_t };
@@ -182,6 +182,7 @@ FERRY_JAVA_CLOSEABLE(ferry_output)
 FERRY_JAVA_CLOSEABLE(ferry_submit_options)
 FERRY_JAVA_CLOSEABLE(ferry_stats)
 FERRY_JAVA_CLOSEABLE(ferry_rect)
+FERRY_JAVA_CLOSEABLE(ferry_rectf)
 /* Source, Transform, TensorInfo, Context, Batch: ferry_java_handles.i. */
 
 /* ---- DType and Layout from their names ---- */
@@ -211,6 +212,39 @@ FERRY_JAVA_CLOSEABLE(ferry_rect)
       default:
         throw new FerryException.InvalidArgument("layout is " + (name == null ? "null" : "\"" + name + "\"")
             + ": use NCHW or NHWC");
+    }
+  }
+%}
+
+/* ---- the resize enums from their names ---- */
+%typemap(javacode) enum ferry_interpolation %{
+  /**
+   * The interpolation named "nearest", "linear", "cubic", "area" or "linear_antialias" (any case;
+   * "bilinear" and "bicubic" too). Anything else throws FerryException.InvalidArgument.
+   */
+  public static Interpolation parse(String name) {
+    switch (name == null ? "" : name.toLowerCase(java.util.Locale.ROOT)) {
+      case "nearest": return NEAREST;
+      case "linear": case "bilinear": return LINEAR;
+      case "cubic": case "bicubic": return CUBIC;
+      case "area": return AREA;
+      case "linear_antialias": return LINEAR_ANTIALIAS;
+      default:
+        throw new FerryException.InvalidArgument("interpolation is " + (name == null ? "null" : "\"" + name + "\"")
+            + ": use nearest, linear, cubic, area or linear_antialias");
+    }
+  }
+%}
+%typemap(javacode) enum ferry_resize_mode %{
+  /** The mode named "stretch", "letterbox" or "shorter_side" (any case); else FerryException.InvalidArgument. */
+  public static ResizeMode parse(String name) {
+    switch (name == null ? "" : name.toLowerCase(java.util.Locale.ROOT)) {
+      case "stretch": return STRETCH;
+      case "letterbox": return LETTERBOX;
+      case "shorter_side": return SHORTER_SIDE;
+      default:
+        throw new FerryException.InvalidArgument("resize_mode is " + (name == null ? "null" : "\"" + name + "\"")
+            + ": use stretch, letterbox or shorter_side");
     }
   }
 %}

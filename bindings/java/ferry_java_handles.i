@@ -35,6 +35,10 @@
 %javamethodmodifiers ferry_transform::set_per_sample_crop "private";
 %rename(setPerSampleMirrorNative) ferry_transform::set_per_sample_mirror;
 %javamethodmodifiers ferry_transform::set_per_sample_mirror "private";
+%rename(setLetterboxValueNative) ferry_transform::set_letterbox_value;
+%javamethodmodifiers ferry_transform::set_letterbox_value "private";
+%rename(setPerSampleWindowNative) ferry_transform::set_per_sample_window;
+%javamethodmodifiers ferry_transform::set_per_sample_window "private";
 
 %pragma(java) modulecode=%{
   /**
@@ -177,7 +181,7 @@
 %typemap(javainterfaces) ferry_transform "AutoCloseable"
 %typemap(javacode) ferry_transform %{
   private long meanLength, stdLength, perSampleMeanLength, perSampleStdLength, perSampleCropLength,
-      perSampleMirrorLength;
+      perSampleMirrorLength, letterboxValueLength, perSampleWindowLength;
 
   /** Frees the native descriptor. Idempotent. */
   @Override
@@ -240,6 +244,58 @@
     return this;
   }
 
+  /**
+   * Resizes each sample's window to width x height in the same pass (the CPU backend for now; a
+   * CUDA context throws FerryException.Unsupported). 0, 0: no resize.
+   */
+  public Transform setResize(long width, long height) {
+    setResizeW(width);
+    setResizeH(height);
+    return this;
+  }
+
+  /** The interpolation by name: see {@link Interpolation#parse}. */
+  public Transform setInterpolation(String name) {
+    setInterpolation(Interpolation.parse(name));
+    return this;
+  }
+
+  /** The resize mode by name: "stretch", "letterbox" or "shorter_side". */
+  public Transform setResizeMode(String name) {
+    setResizeMode(ResizeMode.parse(name));
+    return this;
+  }
+
+  /**
+   * The bars' value per output channel, in output units (LETTERBOX, and SHORTER_SIDE where the resized
+   * image is smaller than the output): one value for every channel, or one per output channel
+   * (checked at submit).
+   */
+  public Transform setLetterboxValue(float... values) {
+    setLetterboxValueNative(values);
+    letterboxValueLength = values.length;
+    return this;
+  }
+
+  /** The resized window for the batch, in source pixels with fractional edges. */
+  public Transform setWindow(float x, float y, float w, float h) {
+    try (RectF window = new RectF()) {
+      window.setX(x);
+      window.setY(y);
+      window.setW(w);
+      window.setH(h);
+      setWindow(window);
+    }
+    return this;
+  }
+
+  /** The resized window per sample: x, y, w, h per sample, flattened (sizes may differ). */
+  public Transform setPerSampleWindow(float[] values) {
+    setPerSampleWindowNative(values);
+    perSampleWindowLength = values.length;
+    return this;
+  }
+
   /** The output dtype by name: see {@link DType#parse}. */
   public Transform setOutDtype(String name) {
     setOutDtype(DType.parse(name));
@@ -255,7 +311,7 @@
   /** Throws FerryException.InvalidArgument where an array's length does not fit source's channels. */
   void checkLengths(Source source) {
     checkValueLengths(source, meanLength, stdLength, perSampleMeanLength, perSampleStdLength, perSampleCropLength,
-        perSampleMirrorLength);
+        perSampleMirrorLength, letterboxValueLength, perSampleWindowLength);
   }
 %}
 

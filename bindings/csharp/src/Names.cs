@@ -32,4 +32,21 @@ public static class Layouts {
   }
 }
 
+/// <summary>Interpolation by name: "nearest", "linear", "cubic", "area" or "linear_antialias" (any
+/// case; "bilinear" and "bicubic" too).</summary>
+public static class Interpolations {
+  public static Interpolation Parse(string name) {
+    switch (name == null ? "" : name.ToLowerInvariant()) {
+      case "nearest": return Interpolation.Nearest;
+      case "linear": case "bilinear": return Interpolation.Linear;
+      case "cubic": case "bicubic": return Interpolation.Cubic;
+      case "area": return Interpolation.Area;
+      case "linear_antialias": return Interpolation.LinearAntialias;
+      default:
+        throw new InvalidArgumentException("interpolation is " + (name == null ? "null" : "\"" + name + "\"")
+                                           + ": use nearest, linear, cubic, area or linear_antialias");
+    }
+  }
+}
+
 }  // namespace Ferry

@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from . import ferry_swig as _swig
-from ._enums import Device, DType, Layout, MemoryKind, Mirror, SourcePolicy, Status
+from ._enums import (Device, DType, Interpolation, Layout, LetterboxAlign, MemoryKind, Mirror, ResizeMode,
+                     SourcePolicy, Status)
 from ._errors import (AlreadyExistsError, BusyError, CudaError, FerryError, InternalError,
                       InvalidArgumentError, InvalidHandleError, NoDeviceError, NotFoundError,
                       NotReadyError, OutOfMemoryError, OutOfRangeError, OutputTooSmallError, OverflowError_,
@@ -92,6 +93,7 @@ def output_info(source: Any, transform: Transform = None, *, source_layout: Layo
 __all__ = [
     "Context", "Batch", "Transform", "HostBuffer", "PrefetchLoader",
     "Device", "DType", "Layout", "Mirror", "SourcePolicy", "MemoryKind", "Status",
+    "Interpolation", "ResizeMode", "LetterboxAlign",
     "FerryError", "InvalidArgumentError", "InvalidHandleError", "StructSizeError", "UnsupportedError",
     "OverflowError_", "OutOfRangeError", "OutOfMemoryError", "NoDeviceError", "CudaError",
     "NotFoundError", "AlreadyExistsError", "NotReadyError", "BusyError", "SourceTooSmallError",

@@ -9,6 +9,9 @@ __version__: str
 _DTypeLike = Union[DType, str, Any]      # DType, "float16"/"f16"..., np.float16, np.dtype, torch.float16
 _LayoutLike = Union[Layout, str]         # Layout or "NCHW"/"NHWC"
 _PerChannel = Union[float, Sequence[float]]  # a number, 1 value, or one per output channel
+_InterpolationLike = Union[Interpolation, str]  # or "nearest" "linear" "cubic" "area" "linear_antialias"
+_ResizeModeLike = Union[ResizeMode, str]        # or "stretch" "letterbox" "shorter_side"
+_AlignLike = Union[LetterboxAlign, str]         # or "center" "top_left"
 
 class Status(enum.IntEnum):
     OK: int; INVALID_ARGUMENT: int; INVALID_HANDLE: int; STRUCT_SIZE: int; UNSUPPORTED: int
@@ -25,6 +28,12 @@ class Mirror(enum.IntFlag):
     NONE: int; X: int; Y: int
 class SourcePolicy(enum.IntEnum):
     AUTO: int; STAGE: int; REGISTER: int
+class Interpolation(enum.IntEnum):
+    NEAREST: int; LINEAR: int; CUBIC: int; AREA: int; LINEAR_ANTIALIAS: int
+class ResizeMode(enum.IntEnum):
+    STRETCH: int; LETTERBOX: int; SHORTER_SIDE: int
+class LetterboxAlign(enum.IntEnum):
+    CENTER: int; TOP_LEFT: int
 class MemoryKind(enum.IntFlag):
     PINNED: int; REGISTERED: int; DEVICE: int; ALL: int
 
@@ -55,7 +64,11 @@ class Transform:
                  mean: Optional[_PerChannel] = ..., std: Optional[_PerChannel] = ...,
                  crop: Optional[Tuple[int, int, int, int]] = ..., mirror: Union[Mirror, int] = ...,
                  per_sample_mean: Any = ..., per_sample_std: Any = ..., per_sample_crop: Any = ...,
-                 per_sample_mirror: Any = ..., pad_outside: bool = ..., fill_value: float = ...) -> None: ...
+                 per_sample_mirror: Any = ..., pad_outside: bool = ..., fill_value: float = ...,
+                 resize: Optional[Union[int, Tuple[int, int]]] = ..., interpolation: Optional[_InterpolationLike] = ...,
+                 resize_mode: Optional[_ResizeModeLike] = ..., resize_shorter: Optional[int] = ...,
+                 letterbox_align: Optional[_AlignLike] = ..., letterbox_value: Optional[_PerChannel] = ...,
+                 window: Optional[Tuple[float, float, float, float]] = ..., per_sample_window: Any = ...) -> None: ...
 
 class Batch:
     def wait(self) -> Batch: ...

@@ -55,7 +55,9 @@ class Transform:
     :meth:`Context.submit`: dtype, layout, channel_map, pad_channels_to_4,
     pad_value, scale, mean, std, crop, mirror, per_sample_mean,
     per_sample_std, per_sample_crop, per_sample_mirror, pad_outside,
-    fill_value."""
+    fill_value, and the resize keywords resize, interpolation, resize_mode,
+    resize_shorter, letterbox_align, letterbox_value, window,
+    per_sample_window."""
 
     def __init__(self, **kwargs: Any) -> None:
         self._spec = make_transform(**kwargs)  # checked here; mean/std against a source's channels at use
@@ -123,6 +125,21 @@ class Context:
             per_sample_mean/std ((n, channels), (n, 1) or (n,)),
             per_sample_crop ((n, 4)), per_sample_mirror ((n,)),
             pad_channels_to_4, pad_value, pad_outside, fill_value.
+        resize keywords (the window resampled to the output size in the same
+            pass; the CPU backend for now, a CUDA context raises UnsupportedError):
+            resize=(h, w) (or one int for a square), interpolation=
+            Interpolation.LINEAR (or "nearest" (half-pixel centers, cv2's
+            INTER_NEAREST_EXACT), "linear", "cubic", "area",
+            "linear_antialias" (torchvision's antialias=True)),
+            resize_mode=ResizeMode.STRETCH (or "letterbox": aspect kept,
+            bars of letterbox_value; "shorter_side": torchvision's
+            Resize(resize_shorter) + CenterCrop(resize)), resize_shorter,
+            letterbox_align ("center" or "top_left"), letterbox_value (output
+            units, a number or one per output channel), window=(x, y, w, h)
+            (floats, fractional edges), per_sample_window ((n, 4) floats); the
+            window is per_sample_window, window, per_sample_crop (whose rows may
+            then differ in size) or crop, else the whole image, and must lie
+            inside it.
         """
         spec = _spec(transform, transform_kwargs)
         handoff = stream_address(stream)

@@ -8,7 +8,8 @@ import numpy as np
 
 from . import ferry_swig as _swig
 from ._arrays import ArrayView, view
-from ._enums import DType, Layout, Mirror, Status, parse_dtype, parse_layout, parse_mirror
+from ._enums import (DType, Interpolation, Layout, LetterboxAlign, Mirror, ResizeMode, Status, parse_dtype,
+                     parse_interpolation, parse_layout, parse_letterbox_align, parse_mirror, parse_resize_mode)
 from ._errors import error
 
 
@@ -88,7 +89,13 @@ def make_source(data: Any, layout: Layout = Layout.NHWC) -> Tuple[Any, List[Any]
 # The transform keywords, in the order of ferry_transform.
 TRANSFORM_KEYWORDS = ("dtype", "layout", "channel_map", "pad_channels_to_4", "pad_value", "scale", "mean", "std",
                       "crop", "mirror", "per_sample_mean", "per_sample_std", "per_sample_crop",
-                      "per_sample_mirror", "pad_outside", "fill_value")
+                      "per_sample_mirror", "pad_outside", "fill_value",
+                      # resize (ferry_transform's fields appended after 0.2.0)
+                      "resize", "interpolation", "resize_mode", "resize_shorter", "letterbox_align",
+                      "letterbox_value", "window", "per_sample_window")
+# The keywords that only mean something with resize=.
+_RESIZE_ONLY = ("interpolation", "resize_mode", "resize_shorter", "letterbox_align", "letterbox_value", "window",
+                "per_sample_window")
 
 
 def check_keywords(kwargs: Dict[str, Any], known: Sequence[str], caller: str, what: str) -> None:
@@ -189,6 +196,40 @@ def _crop(values: Any) -> Optional[Tuple[int, int, int, int]]:
     return x, y, w, h
 
 
+def _resize(values: Any) -> Optional[Tuple[int, int]]:
+    """resize=: (h, w), or one int for a square."""
+    if values is None:
+        return None
+    what = "the output size: (h, w) in pixels, or one int for h = w (both positive)"
+    if isinstance(values, (int, np.integer)) and not isinstance(values, (bool, np.bool_)):
+        values = (values, values)
+    arr = _ints(values, "resize", what)
+    if arr.shape != (2,):
+        raise _invalid(f"resize is {values!r}: {what}")
+    h, w = (int(v) for v in arr)
+    if h <= 0 or w <= 0:
+        raise _invalid(f"resize is {values!r}: {what}")
+    return h, w
+
+
+def _positive_int(value: Any, name: str, what: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value <= 0:
+        raise _invalid(f"{name} is {value!r}: {what}")
+    return int(value)
+
+
+def _window(values: Any) -> Optional[Tuple[float, float, float, float]]:
+    if values is None:
+        return None
+    what = ("4 numbers (x, y, w, h): the window's corner and size in input pixels, fractional edges allowed "
+            "(pixel j covers [j, j + 1))")
+    arr = _array(values, "window", "iuf", what)
+    if arr.shape != (4,):
+        raise _invalid(f"window is {values!r} ({arr.size} value{'s' if arr.size != 1 else ''}): {what}")
+    x, y, w, h = (float(v) for v in arr)
+    return x, y, w, h
+
+
 def _mirror_bits(values: Any, name: str) -> np.ndarray:
     what = "one ferry.Mirror value (0..3: NONE, X, Y, X | Y) per sample"
     arr = _ints(values, name, what)
@@ -210,7 +251,10 @@ class TransformSpec:
                  mean: Any = None, std: Any = None, crop: Optional[Sequence[int]] = None,
                  mirror: Any = Mirror.NONE, per_sample_mean: Any = None, per_sample_std: Any = None,
                  per_sample_crop: Any = None, per_sample_mirror: Any = None,
-                 pad_outside: bool = False, fill_value: float = 0.0) -> None:
+                 pad_outside: bool = False, fill_value: float = 0.0, resize: Any = None,
+                 interpolation: Any = None, resize_mode: Any = None, resize_shorter: Optional[int] = None,
+                 letterbox_align: Any = None, letterbox_value: Any = None, window: Any = None,
+                 per_sample_window: Any = None) -> None:
         self.dtype = parse_dtype(dtype)
         self.layout = parse_layout(layout)
         self.channel_map = _channel_map(channel_map)
@@ -233,6 +277,29 @@ class TransformSpec:
                                                                                       "per_sample_mirror")
         self.pad_outside = bool(pad_outside)
         self.fill_value = _number(fill_value, "fill_value")
+        self.resize = _resize(resize)
+        self.interpolation = None if interpolation is None else parse_interpolation(interpolation)
+        self.resize_mode = None if resize_mode is None else parse_resize_mode(resize_mode)
+        self.resize_shorter = None if resize_shorter is None else _positive_int(
+            resize_shorter, "resize_shorter", "the length the shorter side is resized to (resize_mode="
+            "'shorter_side'), a positive int")
+        self.letterbox_align = None if letterbox_align is None else parse_letterbox_align(letterbox_align)
+        self.letterbox_value = _channel_values(letterbox_value, "letterbox_value")
+        self.window = _window(window)
+        self.per_sample_window = None
+        if per_sample_window is not None:
+            what = "one (x, y, w, h) row of numbers per sample: shape (n, 4)"
+            self.per_sample_window = _array(per_sample_window, "per_sample_window", "iuf", what).astype(np.float32)
+            if self.per_sample_window.ndim != 2 or self.per_sample_window.shape[1] != 4:
+                raise _invalid(f"per_sample_window has shape {self.per_sample_window.shape}: {what}")
+        if self.resize is None:
+            given = [name for name in _RESIZE_ONLY if getattr(self, name) is not None]
+            if given:
+                raise _invalid(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} given without resize: "
+                               "set resize=(h, w) (the output size) to resample")
+        if self.resize_mode == ResizeMode.SHORTER_SIDE and self.resize_shorter is None:
+            raise _invalid("resize_mode is 'shorter_side' without resize_shorter: give the length the shorter "
+                           "side is resized to before the center crop to resize=(h, w)")
         # The ferry_transforms built, per source (c, n): read by Context.submit's one-crossing path.
         self.built: Dict[Tuple[int, int], Any] = {}
 
@@ -247,6 +314,8 @@ class TransformSpec:
                 value = value.tolist()
             elif name == "mirror":
                 value = int(value)
+            elif isinstance(value, (Interpolation, ResizeMode, LetterboxAlign)):
+                value = value.name.lower()
             parts.append(f"{name}={value!r}")
         return ", ".join(parts)
 
@@ -328,7 +397,29 @@ class TransformSpec:
             t.set_per_sample_mirror(self.per_sample_mirror.tolist())
         t.pad_outside = int(self.pad_outside)
         t.fill_value = self.fill_value
+        if self.resize is not None:
+            self._make_resize(t, n, count, why, known)
         return t
+
+    def _make_resize(self, t: Any, n: int, count: int, why: str, known: bool) -> None:
+        t.resize_h, t.resize_w = self.resize
+        if self.interpolation is not None:
+            t.interpolation = int(self.interpolation)
+        if self.resize_mode is not None:
+            t.resize_mode = int(self.resize_mode)
+        if self.resize_shorter is not None:
+            t.resize_shorter = self.resize_shorter
+        if self.letterbox_align is not None:
+            t.letterbox_align = int(self.letterbox_align)
+        if self.letterbox_value is not None and known:
+            t.set_letterbox_value(self._per_channel(self.letterbox_value, "letterbox_value", count, why))
+        if self.window is not None:
+            t.window.x, t.window.y, t.window.w, t.window.h = self.window
+        if self.per_sample_window is not None:
+            if self.per_sample_window.shape[0] != n:
+                raise _invalid(f"per_sample_window has {self.per_sample_window.shape[0]} rows: the batch has "
+                               f"n = {n} samples, one (x, y, w, h) row each")
+            t.set_per_sample_window(self.per_sample_window.reshape(-1).tolist())
 
 
 def make_transform(**kwargs: Any) -> TransformSpec:

@@ -55,6 +55,28 @@ class Mirror(enum.IntFlag):
     Y = _swig.FERRY_MIRROR_Y
 
 
+class Interpolation(enum.IntEnum):
+    """ferry_interpolation: how a resized output pixel reads its window."""
+    NEAREST = _swig.FERRY_INTERP_NEAREST  # half-pixel centers: cv2.INTER_NEAREST_EXACT
+    LINEAR = _swig.FERRY_INTERP_LINEAR  # cv2.INTER_LINEAR, torchvision BILINEAR (antialias=False)
+    CUBIC = _swig.FERRY_INTERP_CUBIC  # a = -0.75: cv2.INTER_CUBIC
+    AREA = _swig.FERRY_INTERP_AREA  # cv2.INTER_AREA
+    LINEAR_ANTIALIAS = _swig.FERRY_INTERP_LINEAR_ANTIALIAS  # PIL, torchvision BILINEAR antialias=True
+
+
+class ResizeMode(enum.IntEnum):
+    """ferry_resize_mode: how the window is fitted to the resize size."""
+    STRETCH = _swig.FERRY_RESIZE_STRETCH  # fills the output; the aspect ratio may change
+    LETTERBOX = _swig.FERRY_RESIZE_LETTERBOX  # aspect kept, the longer side fits; bars of letterbox_value
+    SHORTER_SIDE = _swig.FERRY_RESIZE_SHORTER_SIDE  # torchvision Resize(resize_shorter) + CenterCrop(resize)
+
+
+class LetterboxAlign(enum.IntEnum):
+    """ferry_letterbox_align: where a resized image smaller than the output lies."""
+    CENTER = _swig.FERRY_ALIGN_CENTER  # the bars split evenly, the extra pixel right and bottom
+    TOP_LEFT = _swig.FERRY_ALIGN_TOP_LEFT  # at the origin, the bars right and bottom
+
+
 class SourcePolicy(enum.IntEnum):
     """ferry_source_policy: how a host source reaches the device."""
     AUTO = _swig.FERRY_SOURCE_AUTO
@@ -150,3 +172,38 @@ def parse_mirror(value: object, name: str = "mirror") -> Mirror:
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
         return Mirror(value)
     raise _invalid(f"{name} is {value!r}: accepted: ferry.Mirror.NONE, X, Y or X | Y (the ints 0..3)")
+
+
+def _parse_named(enum_type: type, value: object, name: str, aliases: dict) -> object:
+    """An enum member from itself, its int value or its name (any case; the
+    aliases too), else InvalidArgumentError listing what is accepted."""
+    if isinstance(value, enum_type):
+        return value
+    found = _enum_int(enum_type, value)
+    if found is None and isinstance(value, str):
+        key = value.strip().lower()
+        found = aliases.get(key)
+        if found is None:
+            found = enum_type.__members__.get(key.upper())
+    if found is None:
+        names = " ".join(repr(m.lower()) for m in enum_type.__members__)
+        raise _invalid(f"{name} is {value!r}: accepted: ferry.{enum_type.__name__}."
+                       f"{'/'.join(enum_type.__members__)}, or the strings {names}")
+    return found
+
+
+def parse_interpolation(value: object, name: str = "interpolation") -> Interpolation:
+    """ferry.Interpolation or "nearest" "linear" "cubic" "area" "linear_antialias"
+    (any case; "bilinear" and "bicubic" too)."""
+    return _parse_named(Interpolation, value, name,
+                        {"bilinear": Interpolation.LINEAR, "bicubic": Interpolation.CUBIC})
+
+
+def parse_resize_mode(value: object, name: str = "resize_mode") -> ResizeMode:
+    """ferry.ResizeMode or "stretch" "letterbox" "shorter_side" (any case)."""
+    return _parse_named(ResizeMode, value, name, {})
+
+
+def parse_letterbox_align(value: object, name: str = "letterbox_align") -> LetterboxAlign:
+    """ferry.LetterboxAlign or "center" "top_left" (any case)."""
+    return _parse_named(LetterboxAlign, value, name, {})

@@ -3,7 +3,10 @@ Context.submit and Context.convert on the CPU backend, against a NumPy
 reference written from the C header's definitions (the folded arithmetic
 alpha = scale/std, beta = -mean/std in double, rounded to float32 once, then
 one float32 multiply and one add; float16 and bfloat16 rounded to nearest even).
-A window outside the image without pad_outside must raise OutOfRangeError."""
+A window outside the image without pad_outside must raise OutOfRangeError.
+Resize (issue 14) to the window's own size, by every interpolation, must give
+the same bits (bindings/python/tests/test_resize.py compares real resizes with
+OpenCV and torchvision)."""
 import numpy as np
 import pytest
 
@@ -211,6 +214,31 @@ def test_convert_into_strided_out_matches_numpy_reference(ctx, case, strided_out
             assert bool((base.float().numpy()[mask] == -1).all())
         else:
             assert (base[mask] == 77).all()
+
+@SETTINGS
+@given(cases(), st.sampled_from(list(ferry.Interpolation)), st.sampled_from(["submit", "convert"]))
+def test_resize_to_the_windows_own_size_changes_nothing(ctx, case, interpolation, via):
+    """Resize (issue 14) at scale 1: every interpolation's taps are 1 on the pixel
+    itself, so the output is the unresized reference, bit for bit."""
+    x, form, t = case
+    if outside(x, t) or t["dtype"] == ferry.DType.BFLOAT16:
+        return  # a resized window lies inside its image; bfloat16 needs torch to read
+    t = {k: v for k, v in t.items() if k not in ("pad_outside", "fill_value")}
+    want = reference(x, t)
+    h, w = x.shape[1:3]
+    cw, ch = (t["crop"][2], t["crop"][3]) if "crop" in t else (w, h)
+    source, source_layout = make_source(x, form)
+    kwargs = dict(keywords(t), resize=(ch, cw), interpolation=interpolation, source_layout=source_layout)
+    if via == "submit":
+        with ctx.submit(source, **kwargs) as batch:
+            got = as_bits(batch.numpy(), t["dtype"])
+    else:
+        np_dtype = {ferry.DType.UINT8: np.uint8, ferry.DType.FLOAT32: np.float32,
+                    ferry.DType.FLOAT16: np.float16}[t["dtype"]]
+        out = np.full(want.shape, 77, np_dtype)
+        ctx.convert(source, out, **kwargs)
+        got = as_bits(out, t["dtype"])
+    np.testing.assert_array_equal(got, want)
 
 
 @SETTINGS
