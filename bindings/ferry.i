@@ -92,6 +92,8 @@
  * pointer-to-array fields are set through the copying setters below. */
 %immutable struct_size;
 %ignore ferry_source::samples;
+%ignore ferry_source::sample_descs;
+%ignore ferry_sample_desc;
 %ignore ferry_transform::channel_map;
 %ignore ferry_transform::mean;
 %ignore ferry_transform::std;

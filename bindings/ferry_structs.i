@@ -12,6 +12,7 @@
   ferry_source() { return ferry_binding::new_struct(ferry_source_init); }
   ~ferry_source() {
     std::free(const_cast<void**>($self->samples));
+    std::free(const_cast<ferry_sample_desc*>($self->sample_descs));
     std::free($self);
   }
   /* One pointer (address) per sample; each sample holds sample_bytes bytes.
@@ -26,6 +27,32 @@
   void clear_samples() {
     std::free(const_cast<void**>($self->samples));
     $self->samples = NULL;
+  }
+  /* Samples of different sizes (ferry_source.sample_descs): per sample, 7
+   * values (address, bytes, h, w, stride_c, stride_h, stride_w), flattened;
+   * sets n. c and the layout are the batch's; data, h, w and the strides stay 0. */
+  void set_sample_descs(const long long* values, size_t count) {
+    if (count % 7 != 0)
+      ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "sample_descs has ", count,
+                          " values: 7 (address, bytes, h, w, stride_c, stride_h, stride_w) per sample are required");
+    long long* flat = ferry_binding::copy_array(values, count, "sample_descs");
+    const size_t n = count / 7;
+    ferry_sample_desc* descs = static_cast<ferry_sample_desc*>(std::calloc(n, sizeof(ferry_sample_desc)));
+    if (descs == NULL) {
+      std::free(flat);
+      throw std::bad_alloc();
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const long long* v = flat + 7 * i;
+      descs[i].data = reinterpret_cast<const void*>(static_cast<intptr_t>(v[0]));
+      descs[i].bytes = static_cast<size_t>(v[1]);
+      descs[i].h = v[2], descs[i].w = v[3];
+      descs[i].stride_c = v[4], descs[i].stride_h = v[5], descs[i].stride_w = v[6];
+    }
+    std::free(flat);
+    std::free(const_cast<ferry_sample_desc*>($self->sample_descs));
+    $self->sample_descs = descs;
+    $self->n = static_cast<int64_t>(n);
   }
   size_t sample_count() const { return $self->samples ? static_cast<size_t>($self->n) : 0; }
   void* sample_at(size_t index) const {

@@ -4,6 +4,9 @@
  * the Batch is dropped); byte[] / Span<byte> sources pinned for the call;
  * Transform arrays checked as written; ToString(). */
 
+/* Samples of different sizes (ferry_source.sample_descs): the Python binding's for now. */
+%ignore ferry_source::set_sample_descs;
+
 %rename(SubmitNative) ferry_context_s::submit;
 %csmethodmodifiers ferry_context_s::submit "internal";
 %csmethodmodifiers ferry_context_s::submit_holding "internal";

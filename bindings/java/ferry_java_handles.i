@@ -4,6 +4,9 @@
  * completion callback, however the Batch is dropped), byte[] sources,
  * Transform arrays checked as written, toString(). */
 
+/* Samples of different sizes (ferry_source.sample_descs): the Python binding's for now. */
+%ignore ferry_source::set_sample_descs;
+
 %rename(submitNative) ferry_context_s::submit;
 %javamethodmodifiers ferry_context_s::submit "private";
 %javamethodmodifiers ferry_context_s::submit_holding "private";

@@ -110,7 +110,9 @@ class Context:
         source: an (n, h, w, c) array (or (h, w, c) / (h, w) for one image;
             (n, c, h, w) with source_layout=NCHW), contiguous or strided, from
             NumPy, a buffer (bytes, bytearray, memoryview) or a PyTorch CPU
-            tensor; or a list of per-sample arrays. Not copied: it is kept
+            tensor; or a list of per-sample arrays (of different sizes where
+            a resize, or per_sample_crop windows of one size, give one
+            output size; on the CPU backend for now). Not copied: it is kept
             alive by the batch and must not change until ``source_reusable``.
         out: the caller's destination (NumPy on the CPU backend, a CUDA
             tensor/array on a GPU), shaped as the transform's output in its

@@ -48,8 +48,29 @@ def _set_strides(src: Any, strides: Tuple[int, ...], layout: Layout, with_n: boo
         src.stride_n, src.stride_c, src.stride_h, src.stride_w = s
 
 
+def _sample_descs(src: Any, views: List[ArrayView], layout: Layout) -> None:
+    """ferry_source.sample_descs: a list of images of different sizes (one c)."""
+    flat: List[int] = []
+    c0 = None
+    for i, v in enumerate(views):
+        h, w, c = _sample_dims(v.shape, layout, f"source[{i}]")
+        if c0 is None:
+            c0 = c
+        elif c != c0:
+            raise error(Status.INVALID_ARGUMENT,
+                        f"source[{i}] has shape {v.shape}: {c} channel{'s' if c != 1 else ''} where source[0] has "
+                        f"{c0}; samples of different sizes share one channel count")
+        s = list(v.strides) + ([1] if len(v.shape) == 2 else [])
+        sh, sw, sc = s if layout == Layout.NHWC else (s[1], s[2], s[0])
+        flat += [v.address, v.extent, h, w, sc, sh, sw]
+    src.c = c0
+    src.set_sample_descs(flat)
+
+
 def make_source(data: Any, layout: Layout = Layout.NHWC) -> Tuple[Any, List[Any]]:
-    """A Source for one array (n, h, w, c) / one image / a list of images.
+    """A Source for one array (n, h, w, c) / one image / a list of images
+    (of one size, or of different sizes: ferry_source.sample_descs, which a
+    resize or per_sample_crop windows of one size bring to one output size).
     Returns the Source and the objects that keep its memory alive."""
     layout = parse_layout(layout, "source_layout")
     src = _swig.Source()
@@ -61,10 +82,13 @@ def make_source(data: Any, layout: Layout = Layout.NHWC) -> Tuple[Any, List[Any]
         first = views[0]
         for i, v in enumerate(views):
             _check_uint8(v, f"source[{i}]")
-            if v.shape != first.shape or v.strides != first.strides:
+            if len(v.shape) != len(first.shape):
                 raise error(Status.INVALID_ARGUMENT,
-                            f"source[{i}] has shape {v.shape} and strides {v.strides}: every sample must "
-                            f"match source[0] (shape {first.shape}, strides {first.strides})")
+                            f"source[{i}] has shape {v.shape}: every sample must have the dimensions of "
+                            f"source[0] (shape {first.shape})")
+        if any(v.shape != first.shape or v.strides != first.strides for v in views):
+            _sample_descs(src, views, layout)
+            return src, [v.keepalive for v in views]
         src.h, src.w, src.c = _sample_dims(first.shape, layout, "source[0]")
         _set_strides(src, first.strides, layout, with_n=False)
         src.sample_bytes = first.extent

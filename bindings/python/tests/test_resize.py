@@ -9,7 +9,9 @@ libraries users resize with today, on random uint8 images (odd sizes,
   against ``resized_crop`` (RandomResizedCrop's call);
 - LETTERBOX against ``cv2.resize`` + NumPy padding (ultralytics' rule);
 - fractional windows against a NumPy reference written from the arithmetic in
-  include/ferry/transform.h (checked itself against OpenCV on whole pixels).
+  include/ferry/transform.h (checked itself against OpenCV on whole pixels);
+- a list of images of different sizes (ferry_source.sample_descs), each
+  against cv2.resize of its own.
 
 Tolerances (what these tests found, and assert):
 
@@ -549,6 +551,39 @@ def test_letterbox_float_bars_are_in_output_units(ctx, cv2):
     assert np.all(got[0, :, :10] == np.float16(0.25))
 
 
+# ---- samples of different sizes (a list of images at their own sizes) ---------------------------
+
+@pytest.mark.parametrize("via", ["submit", "convert"])
+@pytest.mark.parametrize("source_layout", ["NHWC", "NCHW"])
+def test_a_list_of_images_of_different_sizes_is_resized_each(ctx, cv2, via, source_layout):
+    sizes = [(30, 40), (17, 9), (64, 64), (1, 23)]
+    images = [random_images((h, w, 3), seed=h * w) for h, w in sizes]
+    images[2] = images[2][5:50, 3:60]  # a region of interest: its own strides
+    source = images if source_layout == "NHWC" else [np.ascontiguousarray(im.transpose(2, 0, 1)) for im in images]
+    got = run_u8(ctx, source, via, source_layout=source_layout, resize=(16, 20), interpolation="linear")
+    assert got.shape == (4, 16, 20, 3)
+    for i, image in enumerate(images):
+        assert_within(got[i], cv2_resize(cv2, image, (16, 20), I.LINEAR), 1, f"sample {i} {image.shape}")
+    # per_sample_crop windows of one size need no resize
+    got = run_u8(ctx, source, via, source_layout=source_layout, per_sample_crop=[[0, 0, 5, 1]] * 4)
+    for i, image in enumerate(images):
+        assert np.array_equal(got[i], image[:1, :5])
+    with ctx.submit(images[:3], resize=8, interpolation="area", mean=MEAN, std=STD) as batch:
+        assert batch.shape == (3, 3, 8, 8)
+
+
+def test_a_list_of_images_of_different_sizes_needs_one_output_size(ctx):
+    images = [random_images((h, w, 3), seed=1) for h, w in [(10, 12), (7, 9)]]
+    with pytest.raises(ferry.InvalidArgumentError, match=r"sample_descs\[1\] is 7x9.*a resize"):
+        ctx.submit(images)
+    with pytest.raises(ferry.InvalidArgumentError, match=r"source\[1\] has shape \(7, 9, 1\): 1 channel where"):
+        ferry.output_info([images[0], images[1][..., :1]], resize=4)
+    with pytest.raises(ferry.InvalidArgumentError, match=r"source\[1\] has shape \(7, 9\)"):
+        ferry.output_info([images[0], images[1][..., 0]], resize=4)
+    with pytest.raises(ferry.OutOfRangeError, match=r"per_sample_crop\[1\]"):
+        ferry.output_info(images, per_sample_crop=[[0, 0, 10, 10], [0, 0, 10, 10]])
+
+
 # ---- the loader, describing, and bad input ---------------------------------------------------
 
 def test_prefetch_loader_and_output_info_take_the_resize_keywords(ctx, cv2):
@@ -563,6 +598,10 @@ def test_prefetch_loader_and_output_info_take_the_resize_keywords(ctx, cv2):
         assert_within(batch.numpy(), cv2_batch(cv2, images, (16, 20), I.AREA), 1, "PrefetchLoader")
     with ctx.submit(batches[0], transform) as batch:
         assert batch.shape == (2, 16, 20, 3)
+    lists = [[random_images((h, w, 3), seed=h) for h, w in [(20, 30), (40, 25)]] for _ in range(2)]
+    for batch, images in zip(ferry.PrefetchLoader(lists, ctx, **kwargs), lists):  # samples of different sizes
+        for i, image in enumerate(images):
+            assert_within(batch.numpy()[i], cv2_resize(cv2, image, (16, 20), I.AREA), 1, "PrefetchLoader, sizes")
 
 
 def test_enum_and_string_spellings_agree(ctx):
