@@ -373,6 +373,12 @@ void check_resize(ConvertPlan& plan, const Transform& t) {
       win = RectF{static_cast<float>(r.x), static_cast<float>(r.y), static_cast<float>(r.w), static_cast<float>(r.h)};
     }
     check_resize_window(plan, win, name, index, i);
+    if (fitted.resize_mode == ResizeMode::ShorterSide) {
+      const double longer = shorter_side_longer_length(win, t.resize_shorter);
+      FERRY_EXPECT(longer < static_cast<double>(max_extent_px + 1), Status::InvalidArgument, name, "[", index,
+                   "] is ", win.w, "x", win.h, ": with its shorter side resized to transform.resize_shorter ",
+                   t.resize_shorter, " its longer side would be ", longer, " pixels, larger than ", max_extent_px);
+    }
     ResizeAxes& axes = plan.sample_resize[static_cast<std::size_t>(i)];
     axes = resize_axes_of(win, fitted);
     if (wide_taps)

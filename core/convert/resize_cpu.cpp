@@ -208,7 +208,8 @@ void convert_rows(const Job& job, std::int64_t begin, std::int64_t end) {
     row_taps_of<M>(p, g, y, yt);
     if (yt.inside) {
       // The taps' rows ascend (clamped ones repeat an end): [lo, hi] is the range this row reads.
-      const std::int64_t lo = yt.row.front(), hi = yt.row.back();
+      // AREA may keep no row at all (a footprint below float's resolution): V is then 0.
+      const std::int64_t lo = yt.row.empty() ? 0 : yt.row.front(), hi = yt.row.empty() ? -1 : yt.row.back();
       h.clear();
       for (std::int64_t r : yt.row)
         h.push_back(cache.get(r, lo, hi, length, [&](float* out) {

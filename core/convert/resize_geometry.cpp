@@ -31,6 +31,11 @@ std::int64_t center_crop_offset(std::int64_t out, std::int64_t resized, Letterbo
 
 }  // namespace
 
+double shorter_side_longer_length(const RectF& window, std::int64_t resize_shorter) {
+  const double shorter = std::min(window.w, window.h), s = static_cast<double>(resize_shorter);
+  return s * (window.w <= window.h ? window.h : window.w) / shorter;
+}
+
 ResizeAxes resize_axes_of(const RectF& window, const Transform& t) {
   const std::int64_t out_w = t.resize_w, out_h = t.resize_h;
   std::int64_t rw = out_w, rh = out_h, dx = 0, dy = 0;
@@ -47,13 +52,14 @@ ResizeAxes resize_axes_of(const RectF& window, const Transform& t) {
     case ResizeMode::ShorterSide: {
       // torchvision's Resize(size): the shorter side becomes size, the longer
       // int(size * longer / shorter).
-      const double shorter = std::min(window.w, window.h), s = static_cast<double>(t.resize_shorter);
+      const auto longer =
+          std::max<std::int64_t>(1, static_cast<std::int64_t>(shorter_side_longer_length(window, t.resize_shorter)));
       if (window.w <= window.h) {
         rw = t.resize_shorter;
-        rh = std::max<std::int64_t>(1, static_cast<std::int64_t>(s * window.h / shorter));
+        rh = longer;
       } else {
         rh = t.resize_shorter;
-        rw = std::max<std::int64_t>(1, static_cast<std::int64_t>(s * window.w / shorter));
+        rw = longer;
       }
       dx = center_crop_offset(out_w, rw, t.letterbox_align);
       dy = center_crop_offset(out_h, rh, t.letterbox_align);

@@ -23,6 +23,12 @@ struct ResizeAxes {
   ResizeAxis x, y;
 };
 
+// SHORTER_SIDE's resized length of the window's longer side before it is
+// floored: resize_shorter * longer / shorter, in double (the shorter side's is
+// resize_shorter; a square window's w is the shorter). A very narrow window
+// makes it huge: the plan checks it against its size limit first.
+double shorter_side_longer_length(const RectF& window, std::int64_t resize_shorter);
+
 // The axes of one sample: its window (inside its image_w x image_h image) fitted to
 // the transform's resize_w x resize_h by its mode. The caller has validated the
 // window and the resize fields.

@@ -146,7 +146,8 @@ typedef struct ferry_transform {
    *     LETTERBOX      s = min(resize_w / ww, resize_h / wh), R = max(1, round(ww * s))
    *                    (in double; round: half away from zero);
    *     SHORTER_SIDE   the shorter of ww, wh (ww when equal) becomes resize_shorter, the
-   *                    longer floor(resize_shorter * longer / shorter) (in double); if R >= resize_w,
+   *                    longer floor(resize_shorter * longer / shorter) (in double; at most
+   *                    2^30, else FERRY_ERR_INVALID_ARGUMENT); if R >= resize_w,
    *                    D = (R - resize_w) / 2 rounded half to even (CenterCrop's rule);
    *   a resized image smaller than the output (LETTERBOX, or SHORTER_SIDE when
    *   R < resize_w) has D = -floor((resize_w - R) / 2) (CENTER) or 0 (TOP_LEFT).

@@ -161,6 +161,13 @@ TEST(TransformResize, EachBadValueHasItsStatusAndNamesTheField) {
          c.transform.resize_shorter = -3;
        },
        FERRY_ERR_INVALID_ARGUMENT, {"transform.resize_shorter", "-3"}},
+      {"SHORTER_SIDE making a narrow window's longer side over 2^30",
+       [](ResizeCall& c) {
+         c.transform.resize_mode = FERRY_RESIZE_SHORTER_SIDE;
+         c.transform.resize_shorter = 64;
+         c.transform.window = {1, 1, 1e-7f, 4};  // 64 * 4 / 1e-7 = 2.56e9
+       },
+       FERRY_ERR_INVALID_ARGUMENT, {"transform.window", "transform.resize_shorter", "larger than"}},
       {"pad_outside with resize", [](ResizeCall& c) { c.transform.pad_outside = 1; }, FERRY_ERR_UNSUPPORTED,
        {"transform.pad_outside", "FERRY_RESIZE_LETTERBOX"}},
       {"AREA shrinking by more than 256",

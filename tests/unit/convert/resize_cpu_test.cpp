@@ -273,7 +273,8 @@ TEST(ResizeKnownValues, LetterboxBars) {
 
 // AREA on a window narrower than float's resolution where it lies (1e-5 of a
 // pixel at x = 1000.5, upscaled): every footprint [a, b) rounds to a = b, keeps
-// no weight, and reads as V = 0 (0 / 0 before), on ferry and the reference alike.
+// no weight (or no tap), and reads as V = 0 (0 / 0 before), on ferry and the
+// reference alike.
 TEST(ResizeKnownValues, AreaFootprintBelowFloatResolutionIsZero) {
   CpuContext cpu(2);
   const std::vector<std::uint8_t> px(2000, 200);
@@ -293,6 +294,15 @@ TEST(ResizeKnownValues, AreaFootprintBelowFloatResolutionIsZero) {
   ferry_output_init(&o, sizeof o);
   o.data = got.data();
   o.bytes = got.size() * sizeof(float);
+  ASSERT_EQ(ferry_transform_apply(cpu.ctx, &s, &t, &o, nullptr), FERRY_OK) << ferry_last_error();
+  EXPECT_EQ(got, (std::vector<float>{0, 0, 0, 0}));
+  reference_convert(s, t, o, reinterpret_cast<std::uint8_t*>(want.data()));
+  EXPECT_EQ(want, got);
+  // Along y from an integer edge: a = b = 1000 reads no source row at all (rows 1000 .. 999).
+  s.h = 2000, s.w = 1;
+  t.resize_w = 1, t.resize_h = 4;
+  t.window = {0.0f, 1000.0f, 1.0f, 1e-5f};
+  std::fill(got.begin(), got.end(), -1.0f);
   ASSERT_EQ(ferry_transform_apply(cpu.ctx, &s, &t, &o, nullptr), FERRY_OK) << ferry_last_error();
   EXPECT_EQ(got, (std::vector<float>{0, 0, 0, 0}));
   reference_convert(s, t, o, reinterpret_cast<std::uint8_t*>(want.data()));
