@@ -661,9 +661,17 @@ inline std::unique_ptr<ConvertCase> decode_convert_case(const std::uint8_t* byte
         }
         break;
       case 6: t.crop = window(4, 0, 0); break;  // an integer window inside
-      default: {  // wild: NaN, infinite, empty, outside
-        const float v[] = {std::nanf(""), INFINITY, -1.0f, 0.0f, 1e30f, static_cast<float>(W) + 0.5f};
-        t.window = ferry_rectf{v[in.pick(6)], in.value(), v[in.pick(6)], in.value()};
+      default: {
+        if (in.flag()) {  // inside but far below float's resolution: AREA's footprints keep no tap
+          ferry_rectf r = inside();
+          r.x = std::floor(r.x), r.y = std::floor(r.y);
+          if (in.flag()) r.w = in.flag() ? 1e-5f : 1e-7f;
+          if (in.flag()) r.h = in.flag() ? 1e-5f : 1e-7f;
+          t.window = r;
+        } else {  // wild: NaN, infinite, empty, outside, tiny
+          const float v[] = {std::nanf(""), INFINITY, -1.0f, 0.0f, 1e30f, static_cast<float>(W) + 0.5f, 1e-7f};
+          t.window = ferry_rectf{v[in.pick(7)], in.value(), v[in.pick(7)], in.value()};
+        }
         break;
       }
     }
