@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ferry/ferry.h"
+#include "tests/support/convert_reference.h"
 #include "tests/support/test_context.h"
 
 namespace {
@@ -162,6 +163,18 @@ ferry_transform alone_transform(const Case& k, std::size_t i) {
   return t;
 }
 
+// The scalar reference reads sample_descs from the header's definition alone.
+void expect_reference(const ferry_source& src, const ferry_transform& t, const std::vector<std::uint8_t>& batch,
+                      const std::string& what) {
+  std::vector<std::uint8_t> want(batch.size(), poison);
+  ferry_output o;
+  ferry_output_init(&o, sizeof o);
+  o.data = want.data(), o.bytes = want.size();
+  ferry::test::reference_convert(src, t, o, want.data());
+  for (std::size_t b = 0; b < batch.size(); ++b)
+    ASSERT_EQ(batch[b], want[b]) << what << ": byte " << b << " of " << batch.size() << " differs from the reference";
+}
+
 void expect_each_sample_as_alone(ferry_context_t ctx, const Case& k, const std::vector<std::uint8_t>& batch,
                                  const std::string& what) {
   const std::size_t per = batch.size() / k.samples.size();
@@ -196,7 +209,9 @@ TEST_F(VariableSizes, EachSampleConvertsAsItWouldAlone) {
     Case k = random_case(rng, padded);
     const ferry_source src = variable_source(k.descs, k.c, k.layout);
     const std::string what = "round " + std::to_string(round);
-    expect_each_sample_as_alone(ctx_, k, apply(ctx_, src, k.transform), what + " (ferry_transform_apply)");
+    const std::vector<std::uint8_t> applied = apply(ctx_, src, k.transform);
+    expect_reference(src, k.transform, applied, what);
+    expect_each_sample_as_alone(ctx_, k, applied, what + " (ferry_transform_apply)");
     expect_each_sample_as_alone(ctx_, k, submit(ctx_, src, k.transform), what + " (ferry_batch_submit)");
     if (HasFatalFailure()) return;
   }
@@ -237,6 +252,7 @@ TEST_F(VariableSizes, ResizedSamplesConvertAsTheyWouldAlone) {
     const std::vector<std::uint8_t> batch = apply(ctx_, src, t);
     const std::vector<std::uint8_t> piped = submit(ctx_, src, t);
     ASSERT_EQ(batch, piped) << "round " << round << ": the pipeline differs from ferry_transform_apply";
+    expect_reference(src, t, batch, "round " + std::to_string(round));
     const std::size_t per = batch.size() / static_cast<std::size_t>(n);
     for (int i = 0; i < n; ++i) {
       ferry_transform one = t;

@@ -209,11 +209,39 @@ inline std::vector<ReferenceTap> reference_taps(ferry_interpolation m, const Ref
   return taps;
 }
 
+// Sample i as the header describes it: its pixels, size and byte strides
+// (0s resolved to packed here, independently of ferry), from `data` or
+// `samples` with the batch's size, or from its own sample_descs entry.
+struct ReferenceSample {
+  const std::uint8_t* data;
+  std::int64_t h, w, sc, sh, sw;
+};
+
+inline ReferenceSample reference_sample(const ferry_source& s, std::int64_t i) {
+  const bool own = s.sample_descs != nullptr;
+  const std::int64_t H = own ? s.sample_descs[i].h : s.h, W = own ? s.sample_descs[i].w : s.w, C = s.c;
+  std::int64_t sc = own ? s.sample_descs[i].stride_c : s.stride_c, sh = own ? s.sample_descs[i].stride_h : s.stride_h,
+               sw = own ? s.sample_descs[i].stride_w : s.stride_w, sn = 0;
+  if (s.layout == FERRY_LAYOUT_NHWC) {
+    sc = sc ? sc : 1;
+    sw = sw ? sw : C * sc;
+    sh = sh ? sh : W * sw;
+    sn = s.stride_n ? s.stride_n : H * sh;
+  } else {
+    sw = sw ? sw : 1;
+    sh = sh ? sh : W * sw;
+    sc = sc ? sc : H * sh;
+    sn = s.stride_n ? s.stride_n : C * sc;
+  }
+  const void* data = own ? s.sample_descs[i].data
+                         : s.samples ? s.samples[i] : static_cast<const std::uint8_t*>(s.data) + i * sn;
+  return ReferenceSample{static_cast<const std::uint8_t*>(data), H, W, sc, sh, sw};
+}
+
 // The resized conversion of every sample into `out` (poisoned by the caller).
 inline void reference_resize(const ferry_source& s, const ferry_transform& t, const ferry_output& o,
-                             std::uint8_t* out, std::int64_t sn, std::int64_t sc, std::int64_t sh,
-                             std::int64_t sw) {
-  const std::int64_t N = s.n, H = s.h, W = s.w, C = s.c;
+                             std::uint8_t* out) {
+  const std::int64_t N = s.n, C = s.c;
   const int OC = t.out_channels ? t.out_channels : static_cast<int>(C);
   const int OCT = t.pad_channels_to_4 ? 4 : OC;
   const std::int64_t OW = t.resize_w, OH = t.resize_h;
@@ -223,9 +251,10 @@ inline void reference_resize(const ferry_source& s, const ferry_transform& t, co
   const bool normalizing = t.interpolation == FERRY_INTERP_AREA || t.interpolation == FERRY_INTERP_LINEAR_ANTIALIAS;
   const bool batch_window = t.window.x != 0 || t.window.y != 0 || t.window.w != 0 || t.window.h != 0;
   for (std::int64_t i = 0; i < N; ++i) {
-    const auto* sample = static_cast<const std::uint8_t*>(
-        s.samples ? s.samples[i] : static_cast<const std::uint8_t*>(s.data) + i * sn);
-    ferry_rectf win{0, 0, static_cast<float>(W), static_cast<float>(H)};
+    const ReferenceSample g = reference_sample(s, i);
+    const std::uint8_t* sample = g.data;
+    const std::int64_t sc = g.sc, sh = g.sh, sw = g.sw;
+    ferry_rectf win{0, 0, static_cast<float>(g.w), static_cast<float>(g.h)};
     if (t.per_sample_window) {
       win = t.per_sample_window[i];
     } else if (batch_window) {
@@ -292,24 +321,14 @@ inline void reference_resize(const ferry_source& s, const ferry_transform& t, co
 // (x * scale - mean) / std evaluated in double, relative to |x*scale/std| + |mean/std|.
 inline double reference_convert(const ferry_source& s, const ferry_transform& t, const ferry_output& o,
                                 std::uint8_t* out) {
-  const std::int64_t N = s.n, H = s.h, W = s.w, C = s.c;
-  // Source strides, resolved here independently of ferry.
-  std::int64_t sc, sw, sh, sn;
-  if (s.layout == FERRY_LAYOUT_NHWC) {
-    sc = s.stride_c ? s.stride_c : 1;
-    sw = s.stride_w ? s.stride_w : C * sc;
-    sh = s.stride_h ? s.stride_h : W * sw;
-    sn = s.stride_n ? s.stride_n : H * sh;
-  } else {
-    sw = s.stride_w ? s.stride_w : 1;
-    sh = s.stride_h ? s.stride_h : W * sw;
-    sc = s.stride_c ? s.stride_c : H * sh;
-    sn = s.stride_n ? s.stride_n : C * sc;
-  }
+  const std::int64_t N = s.n, C = s.c;
   if (t.resize_w != 0 || t.resize_h != 0) {
-    reference_resize(s, t, o, out, sn, sc, sh, sw);
+    reference_resize(s, t, o, out);
     return 0;
   }
+  // Without resize every sample's output is the window's size: the whole image
+  // (the same for all samples), or the crop.
+  const std::int64_t H = reference_sample(s, 0).h, W = reference_sample(s, 0).w;
   const int OC = t.out_channels ? t.out_channels : static_cast<int>(C);
   const int OCT = t.pad_channels_to_4 ? 4 : OC;
   const bool per_crop = t.per_sample_crop != nullptr;
@@ -321,7 +340,9 @@ inline double reference_convert(const ferry_source& s, const ferry_transform& t,
   reference_output_strides(t, o, OW, OH, OCT, e, on, oc, oh, ow);
   double worst = 0;
   for (std::int64_t i = 0; i < N; ++i) {
-    const auto* sample = static_cast<const std::uint8_t*>(s.samples ? s.samples[i] : static_cast<const std::uint8_t*>(s.data) + i * sn);
+    const ReferenceSample g = reference_sample(s, i);
+    const std::uint8_t* sample = g.data;
+    const std::int64_t sc = g.sc, sh = g.sh, sw = g.sw;
     const ferry_rect win = per_crop ? t.per_sample_crop[i] : whole ? ferry_rect{0, 0, W, H} : t.crop;
     const int mirror = t.per_sample_mirror ? t.per_sample_mirror[i] : t.mirror;
     for (int k = 0; k < OCT; ++k) {
@@ -334,7 +355,7 @@ inline double reference_convert(const ferry_source& s, const ferry_transform& t,
           }
           const std::int64_t sx = win.x + ((mirror & FERRY_MIRROR_X) ? OW - 1 - x : x);
           const std::int64_t sy = win.y + ((mirror & FERRY_MIRROR_Y) ? OH - 1 - y : y);
-          if (sx < 0 || sy < 0 || sx >= W || sy >= H) {
+          if (sx < 0 || sy < 0 || sx >= g.w || sy >= g.h) {
             reference_store(dst, t.out_dtype, t.fill_value);
             continue;
           }
