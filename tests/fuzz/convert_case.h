@@ -28,6 +28,8 @@ enum class SourceMemory { pageable, pinned, registered };
 // small buffer (ferry must then refuse it).
 constexpr std::uint64_t max_buffer = 256u << 10;
 constexpr std::uint64_t huge = ~std::uint64_t{0};
+// Most entries a source.sample_descs array of the harness has (n never exceeds its count).
+constexpr std::int64_t max_descs = 8;
 
 // Enum fields are written and read as ints: a C caller may store any int
 // there, and the harness itself must not load an out-of-range enum.
@@ -75,6 +77,9 @@ struct Geometry {
   std::int64_t s_n = 0, s_c = 0, s_h = 0, s_w = 0;  // resolved source strides
   std::int64_t o_n = 0, o_c = 0, o_h = 0, o_w = 0;  // resolved output strides
   std::uint64_t source_extent = huge, sample_extent = huge, output_extent = huge, packed_output = huge;
+  // source.sample_descs: the batch-wide fields all 0, every sample's data set and its
+  // bytes covering its own strides' extent (what the header asks).
+  bool descs_valid = false;
 };
 
 // Where c, h and w are among a layout's dimensions listed inner to outer
@@ -114,6 +119,12 @@ inline Geometry geometry_of(const ferry_source& s, const ferry_transform& t, con
   if (olayout != FERRY_LAYOUT_NHWC && olayout != FERRY_LAYOUT_NCHW) return g;
   if (dtype < FERRY_DTYPE_UINT8 || dtype > FERRY_DTYPE_BFLOAT16) return g;
   g.n = s.n, g.h = s.h, g.w = s.w, g.c = s.c;
+  if (s.sample_descs != nullptr) {
+    // The harness passes at most max_descs entries (and n of them); the whole-image output is
+    // sample 0's size (ferry refuses it unless every sample has that size).
+    if (g.n <= 0 || g.n > max_descs || s.sample_descs[0].h <= 0 || s.sample_descs[0].w <= 0) return g;
+    g.h = s.sample_descs[0].h, g.w = s.sample_descs[0].w;
+  }
   if (g.n <= 0 || g.h <= 0 || g.w <= 0 || g.c <= 0 || g.c > 4) return g;
   if (t.out_channels < 0 || t.out_channels > 4) return g;
   g.oc = t.out_channels ? t.out_channels : g.c;
@@ -130,10 +141,32 @@ inline Geometry geometry_of(const ferry_source& s, const ferry_transform& t, con
   std::int64_t ss[4], sz[4];
   ss[so.c] = s.stride_c, ss[so.h] = s.stride_h, ss[so.w] = s.stride_w, ss[3] = s.samples ? 0 : s.stride_n;
   sz[so.c] = g.c, sz[so.h] = g.h, sz[so.w] = g.w, sz[3] = g.n;
-  if (!resolve(ss, sz, 4, 1)) return g;
-  g.s_c = ss[so.c], g.s_h = ss[so.h], g.s_w = ss[so.w], g.s_n = ss[3];
-  g.sample_extent = extent_of(sz, ss, 3, 1);
-  g.source_extent = extent_of(sz, ss, 4, 1);
+  if (s.sample_descs != nullptr) {
+    // Samples of their own sizes: one output size needs a resize or a crop (checked by ferry
+    // against each image); the extents are the largest sample's.
+    g.descs_valid = s.data == nullptr && s.samples == nullptr && s.bytes == 0 && s.sample_bytes == 0 &&
+                    s.h == 0 && s.w == 0 && s.stride_n == 0 && s.stride_c == 0 && s.stride_h == 0 &&
+                    s.stride_w == 0;
+    std::uint64_t largest = 0;
+    for (std::int64_t i = 0; i < g.n; ++i) {
+      const ferry_sample_desc& d = s.sample_descs[i];
+      if (d.h <= 0 || d.w <= 0) return g;
+      ss[so.c] = d.stride_c, ss[so.h] = d.stride_h, ss[so.w] = d.stride_w, ss[3] = 0;
+      sz[so.c] = g.c, sz[so.h] = d.h, sz[so.w] = d.w, sz[3] = 1;
+      if (!resolve(ss, sz, 3, 1)) return g;
+      const std::uint64_t x = extent_of(sz, ss, 3, 1);
+      if (x == huge) return g;
+      if (d.data == nullptr || x > d.bytes) g.descs_valid = false;
+      if (i == 0) g.s_c = ss[so.c], g.s_h = ss[so.h], g.s_w = ss[so.w];
+      largest = std::max(largest, x);
+    }
+    g.sample_extent = g.source_extent = largest;
+  } else {
+    if (!resolve(ss, sz, 4, 1)) return g;
+    g.s_c = ss[so.c], g.s_h = ss[so.h], g.s_w = ss[so.w], g.s_n = ss[3];
+    g.sample_extent = extent_of(sz, ss, 3, 1);
+    g.source_extent = extent_of(sz, ss, 4, 1);
+  }
   // Output.
   std::int64_t os[4], oz[4];
   os[oo.c] = o.stride_c, os[oo.h] = o.stride_h, os[oo.w] = o.stride_w, os[3] = o.stride_n;
@@ -173,6 +206,8 @@ struct ConvertCase {
   std::vector<std::unique_ptr<Guarded>> samples;
   Guarded sample_pointers;                  // source.samples (n pointers)
   Guarded mean, stdev, crops, mirrors, windows;  // per_sample_* arrays
+  Guarded descs;                            // source.sample_descs (n entries)
+  std::vector<std::unique_ptr<Guarded>> desc_buffers;  // sample_descs[i].data, bytes each
   Guarded out;                              // output.data (between canaries)
   bool any_null_sample = false;
   std::uint32_t content_seed = 0;
@@ -202,7 +237,8 @@ struct ConvertCase {
   // source and transform: plain structs, an exact packed output, real samples.
   bool must_succeed(const Geometry& g) const {
     return plain_structs() && g.sane && output.data != nullptr && output.stride_n == 0 && output.stride_c == 0 &&
-           output.stride_h == 0 && output.stride_w == 0 && output.bytes >= g.packed_output && !any_null_sample;
+           output.stride_h == 0 && output.stride_w == 0 && output.bytes >= g.packed_output && !any_null_sample &&
+           (source.sample_descs == nullptr || g.descs_valid);
   }
 
   // Re-points source.data / samples at other memory (pinned, registered) and
@@ -218,7 +254,7 @@ struct ConvertCase {
     ferry_source d;
     ferry_source_init(&d, sizeof d);
     ferry_source e = effective(source, source_size, d);
-    untear(e.data, source.data), untear(e.samples, source.samples);
+    untear(e.data, source.data), untear(e.samples, source.samples), untear(e.sample_descs, source.sample_descs);
     return e;
   }
   ferry_transform eff_transform() const {
@@ -324,6 +360,16 @@ inline std::uint64_t decode_bytes(Input& in, std::uint64_t extent) {
   if (mode == 15) b = in.u16();
   if (b > max_buffer) b = in.u16();  // too large to allocate: a small buffer ferry must refuse
   return b;
+}
+
+// A valid small resize: output size, interpolation, mode (and shorter side), alignment.
+inline void decode_resize_size(Input& in, ferry_transform& t) {
+  t.resize_w = 1 + in.pick(16);
+  t.resize_h = 1 + in.pick(16);
+  set_enum(&t.interpolation, 1 + in.pick(5));
+  set_enum(&t.resize_mode, 1 + in.pick(3));
+  if (get_enum(t.resize_mode) == FERRY_RESIZE_SHORTER_SIDE) t.resize_shorter = 1 + in.pick(20);
+  set_enum(&t.letterbox_align, in.pick(2));
 }
 
 inline std::unique_ptr<ConvertCase> decode_convert_case(const std::uint8_t* bytes, std::size_t size) {
@@ -620,12 +666,7 @@ inline std::unique_ptr<ConvertCase> decode_convert_case(const std::uint8_t* byte
   // ---- resize, read last (inputs from before it decode as they did): mostly
   // valid small outputs, windows inside the image; wild values now and then ----
   if (in.pick(4) == 3) {
-    t.resize_w = 1 + in.pick(16);
-    t.resize_h = 1 + in.pick(16);
-    set_enum(&t.interpolation, 1 + in.pick(5));
-    set_enum(&t.resize_mode, 1 + in.pick(3));
-    if (get_enum(t.resize_mode) == FERRY_RESIZE_SHORTER_SIDE) t.resize_shorter = 1 + in.pick(20);
-    set_enum(&t.letterbox_align, in.pick(2));
+    decode_resize_size(in, t);
     for (int k = 0; k < 4; ++k)
       t.letterbox_value[k] = u8_out ? static_cast<float>(in.u8()) : in.pick(4) != 0 ? 0.25f * in.range(-8, 8) : in.value();
     if (in.pick(8) != 7) t.pad_outside = 0;  // else refused
@@ -652,7 +693,11 @@ inline std::unique_ptr<ConvertCase> decode_convert_case(const std::uint8_t* byte
       case 3: case 4: t.window = inside(); break;
       case 5:
         if (small_n) {
-          if (t.per_sample_count == 0) t.per_sample_count = s.n;
+          // A count of 0 becomes n only with no per-sample array decoded above (each holds 1
+          // entry then; ferry would read n).
+          if (t.per_sample_count == 0 && t.per_sample_mean == nullptr && t.per_sample_std == nullptr &&
+              t.per_sample_crop == nullptr && t.per_sample_mirror == nullptr)
+            t.per_sample_count = s.n;
           const std::int64_t count = t.per_sample_count >= 1 && t.per_sample_count <= 4096 ? t.per_sample_count : 1;
           c.windows.reset(static_cast<std::size_t>(count) * sizeof(ferry_rectf));
           auto* r = reinterpret_cast<ferry_rectf*>(c.windows.data());
@@ -689,6 +734,157 @@ inline std::unique_ptr<ConvertCase> decode_convert_case(const std::uint8_t* byte
     }
     decode_output();  // sized for the resized output
   }
+
+  // ---- samples of their own sizes (source.sample_descs), read last like resize ----
+  if (in.pick(8) == 7) {
+    // n entries (1..4 mostly, the per-sample arrays' n), each its own size, strides and
+    // buffer of exactly `bytes`; the descs array itself exactly n entries.
+    std::int64_t n = s.n >= 1 && s.n <= max_descs ? s.n : 1 + in.pick(4);
+    if (in.rare()) n = in.range(-1, 0);
+    s.n = n;
+    const std::int64_t count = n > 0 ? n : 0;
+    c.descs.reset(static_cast<std::size_t>(count) * sizeof(ferry_sample_desc));
+    auto* d = reinterpret_cast<ferry_sample_desc*>(c.descs.data());
+    const Order so = order_of(slayout);
+    // A size the windows below are drawn for (a wild one stands as 8: ferry refuses it anyway).
+    auto dim = [](std::int64_t v) { return v >= 1 && v <= 4096 ? v : std::int64_t{8}; };
+    std::int64_t min_w = 4096, min_h = 4096;
+    for (std::int64_t i = 0; i < count; ++i) {
+      ferry_sample_desc& e = d[i];
+      e = ferry_sample_desc{};
+      e.h = 1 + in.pick(12);
+      e.w = 1 + in.pick(24);
+      if (i > 0 && in.pick(4) == 0) e.h = d[0].h, e.w = d[0].w;  // the same size as sample 0
+      if (in.rare()) (in.flag() ? e.h : e.w) = in.flag() ? in.range(-1, 0) : in.wild_int();
+      std::int64_t sizes[3], strides[3] = {0, 0, 0};
+      sizes[so.c] = channels, sizes[so.h] = e.h, sizes[so.w] = e.w;
+      decode_strides(in, strides, sizes, 3, 1);  // packed, padded, overlapping or wild
+      e.stride_c = strides[so.c], e.stride_h = strides[so.h], e.stride_w = strides[so.w];
+      std::uint64_t extent = huge;
+      if (resolve(strides, sizes, 3, 1)) extent = extent_of(sizes, strides, 3, 1);
+      const std::uint64_t b = decode_bytes(in, extent == huge ? in.u16() : extent);
+      c.desc_buffers.push_back(std::make_unique<Guarded>(b));
+      rng.fill(c.desc_buffers.back()->data(), b);
+      e.bytes = b;
+      e.data = c.desc_buffers.back()->data();
+      if (in.pick(32) == 31) {
+        e.data = nullptr;
+        c.any_null_sample = true;
+      }
+      min_w = std::min(min_w, dim(e.w));
+      min_h = std::min(min_h, dim(e.h));
+    }
+    s.sample_descs = d;
+    // The batch-wide fields stay 0, or (now and then) keep what was decoded above, or one is
+    // set: ferry must refuse (a 0.2.0-sized struct reads no sample_descs and uses them instead).
+    if (in.pick(16) != 15) {
+      s.data = nullptr, s.samples = nullptr, s.bytes = 0, s.sample_bytes = 0, s.h = 0, s.w = 0;
+      s.stride_n = s.stride_c = s.stride_h = s.stride_w = 0;
+      if (in.rare()) {
+        switch (in.pick(4)) {
+          case 0: s.h = 1 + in.pick(4); break;
+          case 1: s.bytes = 1 + in.pick(64); break;
+          case 2: s.stride_w = 1 + in.pick(4); break;
+          default: s.data = c.descs.data(); break;
+        }
+      }
+    }
+    if (in.pick(8) == 7) c.source_size = offsetof(ferry_source, sample_descs);  // the 0.2.0 size
+    // New per-sample arrays (crops, windows) of n entries, with per_sample_count n, only where
+    // the count was n already or 0 with no per-sample array (each holds that count's entries;
+    // ferry reads them once it checked count == n).
+    const bool no_arrays = t.per_sample_mean == nullptr && t.per_sample_std == nullptr &&
+                           t.per_sample_mirror == nullptr;
+    const bool per_sample_ok = n >= 1 && (t.per_sample_count == n || (t.per_sample_count == 0 && no_arrays));
+    auto crops_of_one_size = [&](bool padded) {
+      c.crops.reset(static_cast<std::size_t>(n) * sizeof(ferry_rect));
+      auto* r = reinterpret_cast<ferry_rect*>(c.crops.data());
+      const std::int64_t w = padded ? 1 + in.pick(static_cast<int>(min_w + 4)) : 1 + in.pick(static_cast<int>(min_w));
+      const std::int64_t h = padded ? 1 + in.pick(static_cast<int>(min_h + 4)) : 1 + in.pick(static_cast<int>(min_h));
+      for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t iw = dim(d[i].w), ih = dim(d[i].h);
+        r[i] = ferry_rect{0, 0, w, h};
+        if (padded) {
+          r[i].x = in.range(-w - 2, iw + 2);
+          r[i].y = in.range(-h - 2, ih + 2);
+        } else {
+          r[i].x = in.pick(static_cast<int>(iw - w + 1));
+          r[i].y = in.pick(static_cast<int>(ih - h + 1));
+        }
+        if (in.rare()) r[i].w = wrap_add(r[i].w, 1);  // a different size: refused
+      }
+      t.per_sample_crop = r;
+      t.per_sample_count = n;
+    };
+    // The transform: mostly one that gives one output size; sometimes not (refused).
+    t.crop = ferry_rect{0, 0, 0, 0};
+    t.per_sample_crop = nullptr;
+    t.window = ferry_rectf{0, 0, 0, 0};
+    t.per_sample_window = nullptr;
+    const int shape = in.pick(16);
+    if (shape < 7) {  // a resize: of the whole image, per-sample windows or crops inside each image
+      if (t.resize_w == 0 && t.resize_h == 0) {
+        decode_resize_size(in, t);
+      }
+      if (in.pick(8) != 7) t.pad_outside = 0;  // else refused
+      const int where = in.pick(4);
+      if (where == 1 && per_sample_ok) {
+        c.windows.reset(static_cast<std::size_t>(n) * sizeof(ferry_rectf));
+        auto* r = reinterpret_cast<ferry_rectf*>(c.windows.data());
+        for (std::int64_t i = 0; i < n; ++i) {
+          const float iw = static_cast<float>(dim(d[i].w)), ih = static_cast<float>(dim(d[i].h));
+          r[i].w = iw * static_cast<float>(in.u8() + 1) / 256.0f;
+          r[i].h = ih * static_cast<float>(in.u8() + 1) / 256.0f;
+          r[i].x = (iw - r[i].w) * static_cast<float>(in.u8()) / 255.0f;
+          r[i].y = (ih - r[i].h) * static_cast<float>(in.u8()) / 255.0f;
+          while (r[i].x > 0 && static_cast<double>(r[i].x) + r[i].w > iw) r[i].x = std::nextafter(r[i].x, 0.0f);
+          while (r[i].y > 0 && static_cast<double>(r[i].y) + r[i].h > ih) r[i].y = std::nextafter(r[i].y, 0.0f);
+          if (in.rare()) r[i].x = iw;  // outside this image: refused
+        }
+        t.per_sample_window = r;
+        t.per_sample_count = n;
+      } else if (where == 2 && per_sample_ok) {
+        // Integer crops inside each image, each of its own size (a resize allows that).
+        c.crops.reset(static_cast<std::size_t>(n) * sizeof(ferry_rect));
+        auto* r = reinterpret_cast<ferry_rect*>(c.crops.data());
+        for (std::int64_t i = 0; i < n; ++i) {
+          const std::int64_t iw = dim(d[i].w), ih = dim(d[i].h);
+          r[i].w = 1 + in.pick(static_cast<int>(iw));
+          r[i].h = 1 + in.pick(static_cast<int>(ih));
+          r[i].x = in.pick(static_cast<int>(iw - r[i].w + 1));
+          r[i].y = in.pick(static_cast<int>(ih - r[i].h + 1));
+        }
+        t.per_sample_crop = r;
+        t.per_sample_count = n;
+      } else if (where == 3) {
+        t.crop = ferry_rect{0, 0, 1 + in.pick(static_cast<int>(min_w)), 1 + in.pick(static_cast<int>(min_h))};
+        t.crop.x = in.pick(static_cast<int>(min_w - t.crop.w + 1));
+        t.crop.y = in.pick(static_cast<int>(min_h - t.crop.h + 1));
+      }
+    } else {
+      t.resize_w = t.resize_h = 0;
+      set_enum(&t.interpolation, 0);
+      set_enum(&t.resize_mode, 0);
+      set_enum(&t.letterbox_align, 0);
+      t.resize_shorter = 0;
+      if (shape < 12 && per_sample_ok) {  // per_sample_crop windows of one size, inside or padded
+        const bool padded = in.pick(4) == 3;
+        crops_of_one_size(padded);
+        t.pad_outside = padded ? in.pick(8) != 7 : in.pick(8) == 7;
+        if (in.pick(4) == 0) t.crop = ferry_rect{0, 0, t.per_sample_crop[0].w, t.per_sample_crop[0].h};
+      } else if (shape < 14) {  // one crop, checked against every image
+        const bool padded = in.pick(4) == 3;
+        t.crop.w = padded ? 1 + in.pick(static_cast<int>(min_w + 4)) : 1 + in.pick(static_cast<int>(min_w));
+        t.crop.h = padded ? 1 + in.pick(static_cast<int>(min_h + 4)) : 1 + in.pick(static_cast<int>(min_h));
+        t.crop.x = padded ? in.range(-2, min_w) : in.pick(static_cast<int>(min_w - t.crop.w + 1));
+        t.crop.y = padded ? in.range(-2, min_h) : in.pick(static_cast<int>(min_h - t.crop.h + 1));
+        t.pad_outside = padded ? in.pick(8) != 7 : in.pick(8) == 7;
+      }
+      // else the whole image: refused unless every sample has sample 0's size
+    }
+    if (t.pad_outside) t.fill_value = u8_out && in.pick(4) != 0 ? static_cast<float>(in.u8()) : in.value();
+    decode_output();  // sized for the output of these samples
+  }
   c.set_source_struct();
   c.transform_arg.set(&t, sizeof t, c.transform_size, c.transform_tail);
   c.set_output_struct();
@@ -716,6 +912,20 @@ inline std::string describe(const ConvertCase& c) {
   const ferry_source s = c.eff_source();
   const ferry_transform t = c.eff_transform();
   const ferry_output o = c.eff_output();
+  std::string descs;
+  if (s.sample_descs != nullptr && s.n >= 1 && s.n <= max_descs) {
+    descs = " | sample_descs";
+    for (std::int64_t i = 0; i < s.n; ++i) {
+      const ferry_sample_desc& d = s.sample_descs[i];
+      char b[160];
+      std::snprintf(b, sizeof b, " [%lld x %lld strides c %lld h %lld w %lld bytes %zu%s]", (long long)d.h,
+                    (long long)d.w, (long long)d.stride_c, (long long)d.stride_h, (long long)d.stride_w, d.bytes,
+                    d.data ? "" : " data NULL");
+      descs += b;
+    }
+  } else if (s.sample_descs != nullptr) {
+    descs = " | sample_descs with n " + std::to_string(s.n);
+  }
   char buf[2048];
   std::snprintf(buf, sizeof buf,
                 "source n %lld h %lld w %lld c %lld layout %d strides n %lld c %lld h %lld w %lld bytes %zu "
@@ -736,7 +946,7 @@ inline std::string describe(const ConvertCase& c) {
                 (long long)o.stride_w, o.bytes, c.source_size, c.transform_size, c.output_size, c.options_size,
                 get_enum(c.options.source_policy), (unsigned long long)c.options.chunk_bytes, c.options.priority,
                 c.options.has_handoff_stream);
-  return buf;
+  return buf + descs;
 }
 
 }  // namespace ferry::fuzz

@@ -101,10 +101,14 @@ void check_converted(ConvertCase& c, const Geometry& g, const char* call) {
   const ferry_source s = c.eff_source();
   const ferry_output o = c.eff_output();
   FERRY_FUZZ_CHECK(g.sane, "%s accepted a case the harness finds insane: %s", call, describe(c).c_str());
-  FERRY_FUZZ_CHECK(s.samples != nullptr || g.source_extent <= s.bytes,
+  FERRY_FUZZ_CHECK(s.sample_descs == nullptr || g.descs_valid,
+                   "%s accepted source.sample_descs with a batch-wide field set, a NULL sample or a sample's bytes "
+                   "short of its strides' extent: %s",
+                   call, describe(c).c_str());
+  FERRY_FUZZ_CHECK(s.sample_descs != nullptr || s.samples != nullptr || g.source_extent <= s.bytes,
                    "%s accepted source.bytes %zu, the strides reach %llu: %s", call, s.bytes,
                    static_cast<unsigned long long>(g.source_extent), describe(c).c_str());
-  FERRY_FUZZ_CHECK(s.samples == nullptr || g.sample_extent <= s.sample_bytes,
+  FERRY_FUZZ_CHECK(s.sample_descs != nullptr || s.samples == nullptr || g.sample_extent <= s.sample_bytes,
                    "%s accepted sample_bytes %zu, the strides reach %llu: %s", call, s.sample_bytes,
                    static_cast<unsigned long long>(g.sample_extent), describe(c).c_str());
   FERRY_FUZZ_CHECK(g.output_extent <= o.bytes, "%s accepted output.bytes %zu, the strides reach %llu: %s", call,
@@ -127,7 +131,8 @@ void check_untouched(ConvertCase& c, const char* call, ferry_status st) {
                    canary, describe(c).c_str());
 }
 
-// Moves the source into pinned (ferry_memory_alloc_host) memory, or registers it.
+// Moves the source into pinned (ferry_memory_alloc_host) memory, or registers it:
+// source.data, the buffers of source.samples, or those of source.sample_descs.
 struct SourcePlacement {
   ferry_context_t ctx = nullptr;
   std::vector<void*> pinned;
@@ -136,7 +141,9 @@ struct SourcePlacement {
 
   void place(ConvertCase& c) {
     std::vector<std::pair<const void*, std::size_t>> buffers;
-    if (c.source.samples != nullptr) {
+    if (c.source.sample_descs != nullptr) {
+      for (auto& s : c.desc_buffers) buffers.emplace_back(s->data(), s->size());
+    } else if (c.source.samples != nullptr) {
       for (auto& s : c.samples) buffers.emplace_back(s->data(), s->size());
     } else if (c.source.data != nullptr) {
       buffers.emplace_back(c.source.data, c.source.bytes);
@@ -156,7 +163,12 @@ struct SourcePlacement {
         pinned.push_back(p);
         moved.push_back(p);
       }
-      if (c.source.samples != nullptr) {
+      if (c.source.sample_descs != nullptr) {
+        // Entry i has buffer i (its data is that buffer's, or NULL).
+        auto* d = reinterpret_cast<ferry_sample_desc*>(c.descs.data());
+        for (std::size_t i = 0; i < moved.size(); ++i)
+          if (d[i].data != nullptr) d[i].data = moved[i];
+      } else if (c.source.samples != nullptr) {
         auto** arr = reinterpret_cast<const void**>(c.sample_pointers.data());
         for (std::size_t i = 0; i < moved.size(); ++i)
           if (arr[i] != nullptr) arr[i] = moved[i];
@@ -214,7 +226,8 @@ void run_submit(ConvertCase& c, ferry_context_t ctx, ferry_status st_info, const
                       (ferry_allocates ? (g.packed_output <= max_buffer && c.source_size == sizeof(ferry_source) &&
                                        c.transform_size == sizeof(ferry_transform) &&
                                        c.options_size == sizeof(ferry_submit_options) && !c.source_null &&
-                                       !c.any_null_sample)
+                                       !c.any_null_sample &&
+                                       (c.source.sample_descs == nullptr || g.descs_valid))
                                     : c.must_succeed(g));
     FERRY_FUZZ_CHECK(!must, "submit refused a plain case output_info accepts: %s (%s); %s", ferry_status_string(st),
                      message.c_str(), describe(c).c_str());

@@ -28,7 +28,8 @@ using namespace ferry::fuzz;
 
 namespace {
 
-long inputs = 0, compared = 0, agreed_errors = 0, mismatches = 0, skipped = 0, resize_unsupported = 0;
+long inputs = 0, compared = 0, agreed_errors = 0, mismatches = 0, skipped = 0, resize_unsupported = 0,
+     own_sizes_unsupported = 0;
 
 void mismatch(const std::string& what, const ConvertCase& c, const std::uint8_t* bytes, std::size_t size) {
   if (++mismatches <= 20) {
@@ -157,7 +158,22 @@ void run_one(const Contexts& ctx, const std::uint8_t* bytes, std::size_t size) {
   // ---- GPU: the source in device memory for ferry_transform_apply; host memory for submit ----
   std::vector<std::unique_ptr<DeviceCopy>> device_samples;
   std::unique_ptr<DeviceCopy> device_data;
+  std::vector<std::unique_ptr<DeviceCopy>> device_descs;
   if (!submit) {
+    if (c.source.sample_descs != nullptr) {
+      // Samples of their own sizes: each entry's buffer copied, its data re-pointed (a
+      // CUDA context refuses them below, but on device pointers as a caller would pass).
+      // The batch-wide fields may be set as well (a 0.2.0-sized struct reads them): below.
+      auto* d = reinterpret_cast<ferry_sample_desc*>(c.descs.data());
+      for (std::size_t i = 0; i < c.desc_buffers.size(); ++i) {
+        device_descs.push_back(std::make_unique<DeviceCopy>(c.desc_buffers[i]->data(), c.desc_buffers[i]->size()));
+        if (!device_descs.back()->ok) {
+          not_replayable(cpu_st, c, bytes, size);
+          return;
+        }
+        if (d[i].data != nullptr) d[i].data = device_descs.back()->ptr;
+      }
+    }
     if (c.source.samples != nullptr) {
       // Each sample buffer copied once; every pointer to it (several may share one) re-pointed.
       for (const auto& sample : c.samples) {
@@ -228,19 +244,24 @@ void run_one(const Contexts& ctx, const std::uint8_t* bytes, std::size_t size) {
     CUDA_CHECK(cudaMemcpy(gpu_block.data(), device_out->ptr, gpu_block.size(), cudaMemcpyDeviceToHost));
   }
 
-  // Resize runs on the CPU backend only in this version: a CUDA context must
-  // refuse it (FERRY_ERR_UNSUPPORTED, before any work) unless it refuses the
-  // call for the CPU's reason first, and never run it.
+  // Resize and samples of their own sizes (source.sample_descs) run on the CPU
+  // backend only in this version: a CUDA context must refuse them
+  // (FERRY_ERR_UNSUPPORTED, before any work) unless it refuses the call for the
+  // CPU's reason first, and never run them. A CPU success is one too: the CUDA
+  // context must not convert such a case.
   const ferry_transform et = c.eff_transform();
-  if (!c.transform_null && (et.resize_w != 0 || et.resize_h != 0) && gpu_st != cpu_st) {
+  const bool resized = !c.transform_null && (et.resize_w != 0 || et.resize_h != 0);
+  const bool own_sizes = !c.source_null && c.eff_source().sample_descs != nullptr;
+  if ((resized || own_sizes) && (gpu_st != cpu_st || cpu_st == FERRY_OK)) {
+    const char* what = own_sizes ? "sample_descs" : "resize";
     if (gpu_st != FERRY_ERR_UNSUPPORTED) {
-      mismatch(std::string("resize on CUDA: cpu ") + ferry_status_string(cpu_st) + ", gpu " +
+      mismatch(std::string(what) + " on CUDA: cpu " + ferry_status_string(cpu_st) + ", gpu " +
                    ferry_status_string(gpu_st) + ", want FERRY_ERR_UNSUPPORTED",
                c, bytes, size);
     } else if (device_out && std::memcmp(gpu_block.data(), c.out.whole(), gpu_block.size()) != 0) {
-      mismatch("a refused resize wrote the device output", c, bytes, size);
+      mismatch(std::string("a refused ") + what + " wrote the device output", c, bytes, size);
     } else {
-      ++resize_unsupported;
+      ++(own_sizes ? own_sizes_unsupported : resize_unsupported);
     }
     return;
   }
@@ -342,7 +363,8 @@ int main(int argc, char** argv) {
   ferry_context_destroy(ctx.cpu);
   cudaStreamDestroy(ctx.stream);
   std::printf("replay_cuda: %ld inputs (%ld from files, %ld random), %ld outputs compared, %ld refused by both, "
-              "%ld not replayable on the device, %ld resizes refused on CUDA, %ld mismatches\n",
-              inputs, from_files, inputs - from_files, compared, agreed_errors, skipped, resize_unsupported, mismatches);
+              "%ld not replayable on the device, %ld resizes and %ld sample_descs refused on CUDA, %ld mismatches\n",
+              inputs, from_files, inputs - from_files, compared, agreed_errors, skipped, resize_unsupported,
+              own_sizes_unsupported, mismatches);
   return mismatches == 0 ? 0 : 1;
 }
