@@ -53,6 +53,15 @@ static void ferry_managed_batch_done(ferry_batch_t, ferry_status, void* hold) {
   }
 }
 
+/* ---- Source: back from samples of different sizes (Java's and C#'s setImages) ---- */
+%extend ferry_source {
+  /* Drops sample_descs (ferry_source.sample_descs), as a source of one buffer needs. */
+  void clear_sample_descs() {
+    std::free(const_cast<ferry_sample_desc*>($self->sample_descs));
+    $self->sample_descs = NULL;
+  }
+}
+
 /* ---- Transform: mean/std as written ---- */
 %extend ferry_transform {
   /* 1 value: every channel; 2 to 4: one per output channel (checked at submit

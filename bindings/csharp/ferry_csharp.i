@@ -56,7 +56,11 @@ static void ferry_managed_release_hold(void* hold) {
     static extern void Register(ReleaseDelegate callback);
     [global::AOT.MonoPInvokeCallback(typeof(ReleaseDelegate))]
     static void Release(global::System.IntPtr hold) {
-      global::System.Runtime.InteropServices.GCHandle.FromIntPtr(hold).Free();
+      var handle = global::System.Runtime.InteropServices.GCHandle.FromIntPtr(hold);
+      // Source.SetImages: a handle to the pins of each image's array.
+      var pins = handle.Target as global::System.Runtime.InteropServices.GCHandle[];
+      if (pins != null) Source.Unpin(pins);
+      handle.Free();
     }
     static FerryHoldHelper() { Register(releaseDelegate); }
   }

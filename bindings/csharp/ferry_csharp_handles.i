@@ -2,10 +2,13 @@
  * TensorInfo: Submit overloads; a byte[] source set with Source.SetBuffer is
  * pinned by a GCHandle that the batch's completion callback frees (however
  * the Batch is dropped); byte[] / Span<byte> sources pinned for the call;
+ * images of different sizes (Source.SetImages: byte[]s pinned by GCHandles
+ * that the completion callback frees, or IntPtr memory the caller keeps);
  * Transform arrays checked as written; ToString(). */
 
-/* Samples of different sizes (ferry_source.sample_descs): the Python binding's for now. */
-%ignore ferry_source::set_sample_descs;
+/* Samples of different sizes (ferry_source.sample_descs): Source.SetImages below. */
+%csmethodmodifiers ferry_source::set_sample_descs "internal";
+%csmethodmodifiers ferry_source::clear_sample_descs "internal";
 
 %rename(SubmitNative) ferry_context_s::submit;
 %csmethodmodifiers ferry_context_s::submit "internal";
@@ -42,7 +45,12 @@
   /// the transform's mean/std lengths checked against the channels as at Submit.</summary>
   public static TensorInfo TransformOutputInfo(Source source, Transform transform) {
     if (transform != null) transform.CheckLengths(source);
-    return TransformOutputInfoNative(source, transform);
+    var pins = source == null ? null : source.PinImages();
+    try {
+      return TransformOutputInfoNative(source, transform);
+    } finally {
+      if (pins != null) source.UnpinImages(pins);
+    }
   }
 %}
 
@@ -65,7 +73,19 @@
     if (transform != null) transform.CheckLengths(source);
     Batch batch;
     byte[] array = source == null ? null : source.Buffer;
-    if (array == null) {
+    var pins = source == null ? null : source.PinImages();
+    if (pins != null) {
+      // Source.SetImages with byte[] pixels: each array stays pinned until ferry no longer reads
+      // it (the completion callback frees the pins, or SubmitHolding when the submit fails).
+      DisposeAtExit();
+      var hold = global::System.Runtime.InteropServices.GCHandle.Alloc(pins);
+      try {
+        batch = SubmitHolding(source, transform, output, options,
+                              global::System.Runtime.InteropServices.GCHandle.ToIntPtr(hold));
+      } finally {
+        source.UnpinImages(null); // the source's descriptions forget the pinned addresses
+      }
+    } else if (array == null) {
       batch = SubmitHolding(source, transform, output, options, global::System.IntPtr.Zero);
     } else {
       // Freed by the completion callback, or by SubmitHolding when the submit fails.
@@ -132,6 +152,8 @@
 
   Batch SubmitPinned(Source source, global::System.IntPtr data, ulong bytes, Transform transform, Output output, SubmitOptions options) {
     if (transform != null) transform.CheckLengths(source);
+    if (source != null && source.Images != null)
+      throw new InvalidArgumentException("source has images (Source.SetImages): submit it without data");
     Batch batch = SubmitPinnedNative(source, data, bytes, transform, output, options);
     batch.KeepAlive = this;
     return batch;
@@ -141,7 +163,12 @@
   /// legacy stream.</summary>
   public void Convert(Source source, Transform transform, Output output, global::System.IntPtr stream = default(global::System.IntPtr)) {
     if (transform != null) transform.CheckLengths(source);
-    ConvertNative(source, transform, output, stream);
+    var pins = source == null ? null : source.PinImages();
+    try {
+      ConvertNative(source, transform, output, stream);
+    } finally {
+      if (pins != null) source.UnpinImages(pins);
+    }
   }
 %}
 
@@ -162,6 +189,7 @@
 %typemap(cscode) ferry_source %{
   /// <summary>One address per sample (each SampleBytes long); sets N.</summary>
   public void SetSamples(params global::System.IntPtr[] addresses) {
+    ClearImages();
     SetSamples(addresses, addresses == null ? 0UL : (ulong)addresses.Length);
     Buffer = null;
   }
@@ -184,10 +212,153 @@
     if (data != null && (offset < 0 || offset > data.Length || count < -1 || (count >= 0 && count > data.Length - offset)))
       throw new InvalidArgumentException("offset " + offset + " and count " + count + " are outside the array of "
                                          + data.Length + " bytes");
+    ClearImages();
     Buffer = data;
     BufferOffset = offset;
     BufferCount = data == null ? 0 : (count < 0 ? data.Length - offset : count);
     return this;
+  }
+
+  /// <summary>One image of a batch whose images differ in size (Source.SetImages): h x w x c uint8
+  /// pixels in the source's layout. rowStride: the bytes from one row to the next (an OpenCV step, a
+  /// region of interest; in NCHW within each channel's plane, planes h rows apart); 0: packed.</summary>
+  public sealed class Image {
+    internal readonly byte[] Array;
+    internal readonly global::System.IntPtr Address;
+    internal readonly long Bytes;
+    public long H { get; private set; }
+    public long W { get; private set; }
+    public long C { get; private set; }
+    public long RowStride { get; private set; }
+
+    /// <summary>Pixels in a managed array: Submit pins it (GCHandle) until ferry no longer reads it,
+    /// even if the Batch is dropped; keep it unchanged until Batch.SourceReusable().</summary>
+    public Image(byte[] pixels, long h, long w, long c, long rowStride = 0) {
+      Array = pixels;
+      Bytes = pixels == null ? 0 : pixels.LongLength;
+      H = h; W = w; C = c; RowStride = rowStride;
+    }
+
+    /// <summary>Pixels in unmanaged memory, bytes long (from Marshal.AllocHGlobal, a pinned buffer,
+    /// another library): keep it alive and unchanged until Batch.SourceReusable().</summary>
+    public Image(global::System.IntPtr pixels, long bytes, long h, long w, long c, long rowStride = 0) {
+      Address = pixels;
+      Bytes = bytes;
+      H = h; W = w; C = c; RowStride = rowStride;
+    }
+
+    public override string ToString() {
+      return "Image(" + H + " x " + W + " x " + C + (RowStride != 0 ? ", rows " + RowStride + " bytes apart" : "")
+          + (Array != null ? ", byte[" + Array.Length + "])" : ", " + Bytes + " bytes at 0x" + Address.ToString("x") + ")");
+    }
+  }
+
+  /// <summary>The images set with SetImages, or null.</summary>
+  public Image[] Images { get; private set; }
+  long[] imageDescs;
+
+  /// <summary>A batch of images each at its own size (ferry_source.sample_descs), one channel count:
+  /// N is images.Length, C theirs. Set the layout first (NHWC unless set). A resize
+  /// (Transform.SetResize), or per-sample crops of one size, give the one output size. Replaces the
+  /// batch-wide pixels: Data, Bytes, H, W and the strides become 0 (SetBuffer goes back). Throws
+  /// InvalidArgumentException naming images[i] for a null image, null pixels, a size that is not
+  /// positive, a channel count unlike images[0]'s, a row stride below a row, or pixels that do not fit
+  /// the buffer; and for an empty list.</summary>
+  public Source SetImages(params Image[] images) {
+    if (images == null || images.Length == 0)
+      throw new InvalidArgumentException("images is " + (images == null ? "null" : "empty")
+                                         + ": at least one Source.Image is required");
+    var kept = (Image[])images.Clone();
+    bool planar = Layout == global::Ferry.Layout.Nchw;
+    var descs = new long[7 * kept.Length];
+    for (int i = 0; i < kept.Length; ++i) {
+      Image image = kept[i];
+      string name = "images[" + i + "]";
+      if (image == null) throw new InvalidArgumentException(name + " is null: a Source.Image is required");
+      if (image.Array == null && image.Address == global::System.IntPtr.Zero)
+        throw new InvalidArgumentException(name + " has null pixels: a byte[] or an address is required");
+      if (image.H <= 0 || image.W <= 0 || image.C <= 0)
+        throw new InvalidArgumentException(name + " is " + image.H + " x " + image.W + " x " + image.C
+                                           + " (h x w x c): each must be positive");
+      if (image.C != kept[0].C)
+        throw new InvalidArgumentException(name + " has " + image.C + " channels but images[0] has " + kept[0].C
+                                           + ": the images of a batch share one channel count");
+      long row = planar ? image.W : image.W * image.C;
+      if (image.RowStride != 0 && image.RowStride < row)
+        throw new InvalidArgumentException(name + ".RowStride is " + image.RowStride + " but a row of " + image.W
+                                           + (planar ? "" : " x " + image.C) + " pixels is " + row + " bytes");
+      long rows = planar ? image.H * image.C : image.H;
+      long need;
+      try {
+        need = checked(image.RowStride == 0 ? image.H * image.W * image.C : (rows - 1) * image.RowStride + row);
+      } catch (global::System.OverflowException) {
+        throw new InvalidArgumentException(name + " is " + image.H + " x " + image.W + " x " + image.C
+                                           + ": its size overflows 64 bits");
+      }
+      if (need > image.Bytes)
+        throw new InvalidArgumentException(name + " is " + image.H + " x " + image.W + " x " + image.C
+            + (image.RowStride != 0 ? " with rows " + image.RowStride + " bytes apart" : "") + ", " + need
+            + " bytes, but its " + (image.Array != null ? "byte[]" : "memory") + " holds " + image.Bytes);
+      descs[7 * i] = image.Address.ToInt64(); // a byte[]'s address comes when Submit pins it
+      descs[7 * i + 1] = image.Bytes;
+      descs[7 * i + 2] = image.H;
+      descs[7 * i + 3] = image.W;
+      descs[7 * i + 4] = planar && image.RowStride != 0 ? image.RowStride * image.H : 0;
+      descs[7 * i + 5] = image.RowStride;
+    }
+    ClearSamples();
+    SetSampleDescs(descs, (ulong)descs.Length); // sets N
+    C = kept[0].C;
+    Data = global::System.IntPtr.Zero; Bytes = 0; SampleBytes = 0; H = 0; W = 0;
+    StrideN = 0; StrideC = 0; StrideH = 0; StrideW = 0;
+    Buffer = null;
+    Images = kept;
+    imageDescs = descs;
+    return this;
+  }
+
+  /// <summary>SetImages from a list.</summary>
+  public Source SetImages(global::System.Collections.Generic.IEnumerable<Image> images) {
+    return SetImages(images == null ? null : new global::System.Collections.Generic.List<Image>(images).ToArray());
+  }
+
+  void ClearImages() {
+    if (Images == null) return;
+    ClearSampleDescs();
+    Images = null;
+    imageDescs = null;
+  }
+
+  /// <summary>Pins each byte[] image and gives the source their addresses; null where no image is a
+  /// byte[] (then nothing is pinned). UnpinImages undoes it.</summary>
+  internal global::System.Runtime.InteropServices.GCHandle[] PinImages() {
+    if (Images == null || global::System.Array.TrueForAll(Images, image => image.Array == null)) return null;
+    var pins = new global::System.Runtime.InteropServices.GCHandle[Images.Length];
+    var descs = (long[])imageDescs.Clone();
+    try {
+      for (int i = 0; i < Images.Length; ++i) {
+        if (Images[i].Array == null) continue;
+        pins[i] = global::System.Runtime.InteropServices.GCHandle.Alloc(Images[i].Array,
+            global::System.Runtime.InteropServices.GCHandleType.Pinned);
+        descs[7 * i] = pins[i].AddrOfPinnedObject().ToInt64();
+      }
+      SetSampleDescs(descs, (ulong)descs.Length);
+    } catch {
+      Unpin(pins);
+      throw;
+    }
+    return pins;
+  }
+
+  /// <summary>The descriptions without the pinned addresses again; frees pins (null: kept).</summary>
+  internal void UnpinImages(global::System.Runtime.InteropServices.GCHandle[] pins) {
+    if (imageDescs != null) SetSampleDescs(imageDescs, (ulong)imageDescs.Length);
+    if (pins != null) Unpin(pins);
+  }
+
+  internal static void Unpin(global::System.Runtime.InteropServices.GCHandle[] pins) {
+    foreach (var pin in pins)
+      if (pin.IsAllocated) pin.Free();
   }
 %}
 

@@ -249,6 +249,105 @@ FERRY_JAVA_CLOSEABLE(ferry_rectf)
   }
 %}
 
+/* Source.setImages with byte[] pixels: each array pinned (or copied by the
+ * JVM) during one call. submit returns once ferry has read them
+ * (ferry_batch_wait_source), as submit_and_wait_source does for one byte[];
+ * convert and the output description only read them during the call.
+ * pinned_arrays[i]: image i's byte[], or null where its sample_descs entry
+ * already holds an address (a direct ByteBuffer that Java keeps reachable). */
+%typemap(jni) jobjectArray pinned_arrays "jobjectArray"
+%typemap(jtype) jobjectArray pinned_arrays "Object[]"
+%typemap(jstype) jobjectArray pinned_arrays "Object[]"
+%typemap(javain) jobjectArray pinned_arrays "$javainput"
+%typemap(in) jobjectArray pinned_arrays "$1 = $input;"
+%{
+#include <vector>
+namespace {
+/* `source` with each byte[] of pinned_arrays pinned and in its sample_descs
+ * entry; the arrays are released (unchanged: JNI_ABORT) with this object. */
+class ferry_java_pinned_source {
+ public:
+  ferry_java_pinned_source(JNIEnv* jenv, const ferry_source* source, jobjectArray pinned_arrays) : jenv_(jenv) {
+    if (source == NULL || source->sample_descs == NULL || pinned_arrays == NULL ||
+        jenv->GetArrayLength(pinned_arrays) != source->n)
+      ferry_binding::fail(FERRY_ERR_INTERNAL, "pinned_arrays: a source from Source.setImages is required");
+    descs_.assign(source->sample_descs, source->sample_descs + source->n);
+    for (size_t i = 0; i < descs_.size(); ++i) {
+      jbyteArray array = (jbyteArray)jenv->GetObjectArrayElement(pinned_arrays, (jsize)i);
+      if (array == NULL) continue;
+      jbyte* pixels = jenv->GetByteArrayElements(array, NULL);
+      if (pixels == NULL) {
+        jenv->DeleteLocalRef(array);
+        release();
+        throw std::bad_alloc(); /* OutOfMemoryError is pending */
+      }
+      pins_.push_back(std::make_pair(array, pixels));
+      descs_[i].data = pixels;
+      descs_[i].bytes = (size_t)jenv->GetArrayLength(array);
+    }
+    source_ = *source;
+    source_.sample_descs = descs_.data();
+  }
+  ~ferry_java_pinned_source() { release(); }
+  const ferry_source* get() const { return &source_; }
+
+ private:
+  void release() {
+    for (size_t i = 0; i < pins_.size(); ++i) {
+      jenv_->ReleaseByteArrayElements(pins_[i].first, pins_[i].second, JNI_ABORT);
+      jenv_->DeleteLocalRef(pins_[i].first);
+    }
+    pins_.clear();
+  }
+  JNIEnv* jenv_;
+  ferry_source source_;
+  std::vector<ferry_sample_desc> descs_;
+  std::vector<std::pair<jbyteArray, jbyte*> > pins_;
+};
+}
+%}
+%newobject ferry_context_s::submit_pinning_arrays;
+%rename(submitImagesNative) ferry_context_s::submit_pinning_arrays;
+%javamethodmodifiers ferry_context_s::submit_pinning_arrays "private";
+%rename(convertImagesNative) ferry_context_s::convert_pinning_arrays;
+%javamethodmodifiers ferry_context_s::convert_pinning_arrays "private";
+%extend ferry_context_s {
+  ferry_batch_s* submit_pinning_arrays(JNIEnv* jenv, const ferry_source* source, jobjectArray pinned_arrays,
+                                       const ferry_transform* transform, const ferry_output* output,
+                                       const ferry_submit_options* options) {
+    ferry_java_pinned_source pinned(jenv, source, pinned_arrays);
+    ferry_batch_t batch = NULL;
+    ferry_binding::check(ferry_batch_submit(&batch, $self, pinned.get(), transform, output, options));
+    ferry_status status = ferry_batch_wait_source(batch);
+    if (status != FERRY_OK) {
+      std::string message = ferry_last_error();
+      (void)ferry_batch_release(batch);
+      throw ferry_binding::Error{status, message};
+    }
+    return batch;
+  }
+  void convert_pinning_arrays(JNIEnv* jenv, const ferry_source* source, jobjectArray pinned_arrays,
+                              const ferry_transform* transform, const ferry_output* output, ferry_cuda_stream stream) {
+    ferry_java_pinned_source pinned(jenv, source, pinned_arrays);
+    ferry_binding::check(ferry_transform_apply($self, pinned.get(), transform, output, stream));
+  }
+}
+%newobject ferry_source::output_info_pinning_arrays;
+%rename(outputInfoImagesNative) ferry_source::output_info_pinning_arrays;
+%javamethodmodifiers ferry_source::output_info_pinning_arrays "";
+%extend ferry_source {
+  /* transform_output_info for a source with byte[] images. */
+  ferry_tensor_info* output_info_pinning_arrays(JNIEnv* jenv, jobjectArray pinned_arrays,
+                                                const ferry_transform* transform) {
+    ferry_java_pinned_source pinned(jenv, $self, pinned_arrays);
+    ferry_tensor_info* info = ferry_binding::new_struct(ferry_tensor_info_init);
+    ferry_status status = ferry_transform_describe_output(info, pinned.get(), transform);
+    if (status != FERRY_OK) std::free(info);
+    ferry_binding::check(status);
+    return info;
+  }
+}
+
 %include "ferry_java_handles.i"
 %include "ferry_managed.i"
 

@@ -2,10 +2,14 @@
  * TensorInfo: submit overloads that keep a direct ByteBuffer source alive
  * until ferry no longer reads it (a global reference dropped by the batch's
  * completion callback, however the Batch is dropped), byte[] sources,
+ * images of different sizes (Source.setImages: direct ByteBuffers held as
+ * setBuffer's, byte[]s pinned during the call by ferry_java.i's natives),
  * Transform arrays checked as written, toString(). */
 
-/* Samples of different sizes (ferry_source.sample_descs): the Python binding's for now. */
-%ignore ferry_source::set_sample_descs;
+/* Samples of different sizes (ferry_source.sample_descs): Source.setImages below. */
+%rename(setSampleDescsNative) ferry_source::set_sample_descs;
+%javamethodmodifiers ferry_source::set_sample_descs "private";
+%javamethodmodifiers ferry_source::clear_sample_descs "private";
 
 %rename(submitNative) ferry_context_s::submit;
 %javamethodmodifiers ferry_context_s::submit "private";
@@ -50,6 +54,8 @@
    */
   public static TensorInfo transformOutputInfo(Source source, Transform transform) {
     if (transform != null) transform.checkLengths(source);
+    if (source != null && source.arrayImages() != null)
+      return source.outputInfoImagesNative(source.arrayImages(), transform);
     return transformOutputInfoNative(source, transform);
   }
 %}
@@ -74,8 +80,15 @@
    */
   public Batch submit(Source source, Transform transform, Output output, SubmitOptions options) {
     if (transform != null) transform.checkLengths(source);
-    java.nio.ByteBuffer buffer = source == null ? null : source.buffer;
-    Batch batch = submitHolding(source, transform, output, options, Ferry.holdReference(buffer));
+    Batch batch;
+    if (source != null && source.arrayImages() != null) {
+      // byte[] images (Source.setImages): pinned during the call, which waits for ferry to read them.
+      batch = submitImagesNative(source, source.arrayImages(), transform, output, options);
+    } else {
+      // A direct ByteBuffer, or the Image[] whose direct ByteBuffers the images are, stays reachable.
+      Object held = source == null ? null : (source.buffer != null ? source.buffer : source.images);
+      batch = submitHolding(source, transform, output, options, Ferry.holdReference(held));
+    }
     batch.keepAlive = new Object[] {this};
     return batch;
   }
@@ -120,7 +133,10 @@
   /** ferry_transform_apply: data already in the context's memory; stream 0 is the legacy stream. */
   public void convert(Source source, Transform transform, Output output, long stream) {
     if (transform != null) transform.checkLengths(source);
-    convertNative(source, transform, output, stream);
+    if (source != null && source.arrayImages() != null)
+      convertImagesNative(source, source.arrayImages(), transform, output, stream); // pinned for the call
+    else
+      convertNative(source, transform, output, stream);
   }
 
   public void convert(Source source, Transform transform, Output output) { convert(source, transform, output, 0); }
@@ -167,11 +183,153 @@
    */
   public Source setBuffer(java.nio.ByteBuffer buffer) {
     long address = Ferry.directBufferAddress(buffer);
+    if (images != null) {
+      clearSampleDescs();
+      images = null;
+    }
     setData(address + buffer.position());
     setBytes(buffer.remaining());
     clearSamples();
     this.buffer = buffer;
     return this;
+  }
+
+  Image[] images;
+
+  /**
+   * One image of a batch whose images differ in size ({@link Source#setImages}): h x w x c uint8
+   * pixels in the source's layout, in a direct ByteBuffer (from its position to its limit; kept
+   * reachable by a submitted batch until ferry no longer reads it, as {@link Source#setBuffer}) or in
+   * a byte[] (pinned, or copied by the JVM, during submit, which then returns once ferry has read
+   * it). rowStride: the bytes from one row to the next (an OpenCV step, a region of interest; in
+   * NCHW within each channel's plane, planes h rows apart); 0: packed.
+   */
+  public static final class Image {
+    final java.nio.ByteBuffer buffer;
+    final byte[] array;
+    final long h, w, c, rowStride;
+
+    private Image(java.nio.ByteBuffer buffer, byte[] array, long h, long w, long c, long rowStride) {
+      this.buffer = buffer;
+      this.array = array;
+      this.h = h;
+      this.w = w;
+      this.c = c;
+      this.rowStride = rowStride;
+    }
+
+    /** h x w x c pixels, rows packed, in a direct ByteBuffer. */
+    public static Image of(java.nio.ByteBuffer pixels, long h, long w, long c) { return of(pixels, h, w, c, 0); }
+
+    /** h x w x c pixels with rows rowStride bytes apart, in a direct ByteBuffer. */
+    public static Image of(java.nio.ByteBuffer pixels, long h, long w, long c, long rowStride) {
+      return new Image(pixels, null, h, w, c, rowStride);
+    }
+
+    /** h x w x c pixels, rows packed, in a byte[]. */
+    public static Image of(byte[] pixels, long h, long w, long c) { return of(pixels, h, w, c, 0); }
+
+    /** h x w x c pixels with rows rowStride bytes apart, in a byte[]. */
+    public static Image of(byte[] pixels, long h, long w, long c, long rowStride) {
+      return new Image(null, pixels, h, w, c, rowStride);
+    }
+
+    public long height() { return h; }
+    public long width() { return w; }
+    public long channels() { return c; }
+    public long rowStride() { return rowStride; }
+
+    @Override
+    public String toString() {
+      return "Image(" + h + " x " + w + " x " + c + (rowStride != 0 ? ", rows " + rowStride + " bytes apart" : "")
+          + (array != null ? ", byte[" + array.length + "])" : buffer != null ? ", " + buffer + ")" : ", null)");
+    }
+  }
+
+  /**
+   * A batch of images each at its own size (ferry_source.sample_descs), one channel count: n is
+   * images.length, c theirs. Set the layout first (NHWC unless set). A resize
+   * ({@link Transform#setResize}), or per-sample crops of one size, give the one output size. Replaces
+   * the batch-wide pixels: data, bytes, h, w and the strides become 0 (setBuffer goes back).
+   * Throws FerryException.InvalidArgument naming images[i] for a null image, null pixels (or a
+   * ByteBuffer that is not direct), a size that is not positive, a channel count unlike images[0]'s,
+   * a row stride below a row, or pixels that do not fit the buffer; and for an empty list.
+   */
+  public Source setImages(Image... images) {
+    if (images == null || images.length == 0)
+      throw new FerryException.InvalidArgument("images is " + (images == null ? "null" : "empty")
+          + ": at least one Source.Image is required");
+    Image[] kept = images.clone();
+    boolean planar = getLayout() == Layout.NCHW;
+    long[] descs = new long[7 * kept.length];
+    for (int i = 0; i < kept.length; ++i) {
+      Image image = kept[i];
+      String name = "images[" + i + "]";
+      if (image == null) throw new FerryException.InvalidArgument(name + " is null: a Source.Image is required");
+      if (image.buffer == null && image.array == null)
+        throw new FerryException.InvalidArgument(name + " has null pixels: a direct ByteBuffer or a byte[] is required");
+      if (image.buffer != null && !image.buffer.isDirect())
+        throw new FerryException.InvalidArgument(name + " is in a heap ByteBuffer: use ByteBuffer.allocateDirect, or"
+            + " a byte[]");
+      if (image.h <= 0 || image.w <= 0 || image.c <= 0)
+        throw new FerryException.InvalidArgument(name + " is " + image.h + " x " + image.w + " x " + image.c
+            + " (h x w x c): each must be positive");
+      if (image.c != kept[0].c)
+        throw new FerryException.InvalidArgument(name + " has " + image.c + " channels but images[0] has "
+            + kept[0].c + ": the images of a batch share one channel count");
+      long row = planar ? image.w : image.w * image.c;
+      if (image.rowStride != 0 && image.rowStride < row)
+        throw new FerryException.InvalidArgument(name + ".rowStride is " + image.rowStride + " but a row of "
+            + image.w + (planar ? "" : " x " + image.c) + " pixels is " + row + " bytes");
+      long rows = planar ? image.h * image.c : image.h;
+      long need;
+      try {
+        need = image.rowStride == 0 ? Math.multiplyExact(Math.multiplyExact(image.h, image.w), image.c)
+                                    : Math.addExact(Math.multiplyExact(rows - 1, image.rowStride), row);
+      } catch (ArithmeticException e) {
+        throw new FerryException.InvalidArgument(name + " is " + image.h + " x " + image.w + " x " + image.c
+            + ": its size overflows 64 bits");
+      }
+      long address = 0, bytes;
+      if (image.buffer != null) {
+        address = Ferry.directBufferAddress(image.buffer) + image.buffer.position();
+        bytes = image.buffer.remaining();
+      } else {
+        bytes = image.array.length; // the address comes when submit pins the array
+      }
+      if (need > bytes)
+        throw new FerryException.InvalidArgument(name + " is " + image.h + " x " + image.w + " x " + image.c
+            + (image.rowStride != 0 ? " with rows " + image.rowStride + " bytes apart" : "") + ", " + need
+            + " bytes, but its " + (image.buffer != null ? "buffer" : "byte[]") + " holds " + bytes);
+      long[] desc = {address, bytes, image.h, image.w, planar && image.rowStride != 0 ? image.rowStride * image.h : 0,
+                     image.rowStride, 0};
+      System.arraycopy(desc, 0, descs, 7 * i, 7);
+    }
+    clearSamples();
+    setSampleDescsNative(descs); // sets n
+    setC(kept[0].c);
+    setData(0); setBytes(0); setSampleBytes(0); setH(0); setW(0);
+    setStrideN(0); setStrideC(0); setStrideH(0); setStrideW(0);
+    buffer = null;
+    this.images = kept;
+    return this;
+  }
+
+  /** {@link #setImages(Image...)} from a list. */
+  public Source setImages(java.util.List<Image> images) {
+    return setImages(images == null ? null : images.toArray(new Image[0]));
+  }
+
+  /** Per image, its byte[] (null for a ByteBuffer); null where no image has a byte[]. */
+  Object[] arrayImages() {
+    if (images == null) return null;
+    Object[] arrays = new Object[images.length];
+    boolean any = false;
+    for (int i = 0; i < images.length; ++i) {
+      arrays[i] = images[i].array;
+      any |= images[i].array != null;
+    }
+    return any ? arrays : null;
   }
 
   /** Shape of the batch: n images of h x w x c (layout NHWC unless set). */
