@@ -263,7 +263,9 @@
   /// batch-wide pixels: Data, Bytes, H, W and the strides become 0 (SetBuffer goes back). Throws
   /// InvalidArgumentException naming images[i] for a null image, null pixels, a size that is not
   /// positive, a channel count unlike images[0]'s, a row stride below a row, or pixels that do not fit
-  /// the buffer; and for an empty list.</summary>
+  /// the buffer; and for an empty list. Threads: a Source with images is one caller's description;
+  /// Submit, Convert and TransformOutputInfo write the pinned addresses into it for the call, so
+  /// give each thread its own Source (the Context itself is thread-safe).</summary>
   public Source SetImages(params Image[] images) {
     if (images == null || images.Length == 0)
       throw new InvalidArgumentException("images is " + (images == null ? "null" : "empty")
