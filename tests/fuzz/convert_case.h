@@ -210,6 +210,7 @@ struct ConvertCase {
   std::vector<std::unique_ptr<Guarded>> desc_buffers;  // sample_descs[i].data, bytes each
   Guarded out;                              // output.data (between canaries)
   bool any_null_sample = false;
+  bool sample_in_output = false;  // a sample_descs entry points into the output (ferry_transform_apply refuses)
   std::uint32_t content_seed = 0;
 
   SizedStruct source_arg, transform_arg, output_arg, options_arg;
@@ -238,7 +239,7 @@ struct ConvertCase {
   bool must_succeed(const Geometry& g) const {
     return plain_structs() && g.sane && output.data != nullptr && output.stride_n == 0 && output.stride_c == 0 &&
            output.stride_h == 0 && output.stride_w == 0 && output.bytes >= g.packed_output && !any_null_sample &&
-           (source.sample_descs == nullptr || g.descs_valid);
+           (source.sample_descs == nullptr || g.descs_valid) && !sample_in_output;
   }
 
   // Re-points source.data / samples at other memory (pinned, registered) and
@@ -884,6 +885,15 @@ inline std::unique_ptr<ConvertCase> decode_convert_case(const std::uint8_t* byte
     }
     if (t.pad_outside) t.fill_value = u8_out && in.pick(4) != 0 ? static_cast<float>(in.u8()) : in.value();
     decode_output();  // sized for the output of these samples
+    if (c.api == Api::convert && count > 0 && in.rare()) {
+      // A sample inside the caller's output (readable there): ferry_transform_apply must
+      // refuse the overlap. (Submit is not asked: the header does not check it there.)
+      ferry_sample_desc& e = d[in.pick(static_cast<int>(count))];
+      if (e.data != nullptr && e.bytes <= c.out.size() && c.out.size() > 0) {
+        e.data = c.out.data() + in.pick(static_cast<int>(std::min<std::uint64_t>(c.out.size() - e.bytes + 1, 256)));
+        c.sample_in_output = true;
+      }
+    }
   }
   c.set_source_struct();
   c.transform_arg.set(&t, sizeof t, c.transform_size, c.transform_tail);

@@ -105,6 +105,8 @@ void check_converted(ConvertCase& c, const Geometry& g, const char* call) {
                    "%s accepted source.sample_descs with a batch-wide field set, a NULL sample or a sample's bytes "
                    "short of its strides' extent: %s",
                    call, describe(c).c_str());
+  FERRY_FUZZ_CHECK(s.sample_descs == nullptr || !c.sample_in_output || o.data == nullptr,
+                   "%s accepted a source.sample_descs entry inside the output: %s", call, describe(c).c_str());
   FERRY_FUZZ_CHECK(s.sample_descs != nullptr || s.samples != nullptr || g.source_extent <= s.bytes,
                    "%s accepted source.bytes %zu, the strides reach %llu: %s", call, s.bytes,
                    static_cast<unsigned long long>(g.source_extent), describe(c).c_str());
@@ -164,10 +166,10 @@ struct SourcePlacement {
         moved.push_back(p);
       }
       if (c.source.sample_descs != nullptr) {
-        // Entry i has buffer i (its data is that buffer's, or NULL).
+        // Entry i has buffer i (its data is that buffer's, NULL, or inside the output).
         auto* d = reinterpret_cast<ferry_sample_desc*>(c.descs.data());
         for (std::size_t i = 0; i < moved.size(); ++i)
-          if (d[i].data != nullptr) d[i].data = moved[i];
+          if (d[i].data == c.desc_buffers[i]->data()) d[i].data = moved[i];
       } else if (c.source.samples != nullptr) {
         auto** arr = reinterpret_cast<const void**>(c.sample_pointers.data());
         for (std::size_t i = 0; i < moved.size(); ++i)

@@ -171,7 +171,7 @@ void run_one(const Contexts& ctx, const std::uint8_t* bytes, std::size_t size) {
           not_replayable(cpu_st, c, bytes, size);
           return;
         }
-        if (d[i].data != nullptr) d[i].data = device_descs.back()->ptr;
+        if (d[i].data == c.desc_buffers[i]->data()) d[i].data = device_descs.back()->ptr;
       }
     }
     if (c.source.samples != nullptr) {
