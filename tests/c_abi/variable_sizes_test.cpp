@@ -25,26 +25,31 @@ constexpr std::uint8_t poison = 0xAB;
 
 struct Sample {
   std::vector<std::uint8_t> pixels;
-  ferry_sample_desc desc{};
+  ferry_sample_desc geometry{};  // h, w and strides; data and bytes are the pixels' (a copied Sample points at its own)
+
+  ferry_sample_desc desc() const {
+    ferry_sample_desc d = geometry;
+    d.data = pixels.data();
+    d.bytes = pixels.size();
+    return d;
+  }
 };
 
 // A random h x w x c image in `layout`, its rows padded now and then (a pitch).
 Sample random_sample(std::mt19937& rng, std::int64_t h, std::int64_t w, std::int64_t c, ferry_layout layout) {
   Sample s;
   const std::int64_t pad = std::uniform_int_distribution<int>(0, 1)(rng) * 5;
-  s.desc.h = h, s.desc.w = w;
+  s.geometry.h = h, s.geometry.w = w;
   std::int64_t bytes = 0;
   if (layout == FERRY_LAYOUT_NHWC) {
-    s.desc.stride_w = c, s.desc.stride_c = 1, s.desc.stride_h = w * c + pad;
-    bytes = h * s.desc.stride_h;
+    s.geometry.stride_w = c, s.geometry.stride_c = 1, s.geometry.stride_h = w * c + pad;
+    bytes = h * s.geometry.stride_h;
   } else {
-    s.desc.stride_w = 1, s.desc.stride_h = w + pad, s.desc.stride_c = h * (w + pad);
-    bytes = c * s.desc.stride_c;
+    s.geometry.stride_w = 1, s.geometry.stride_h = w + pad, s.geometry.stride_c = h * (w + pad);
+    bytes = c * s.geometry.stride_c;
   }
   s.pixels.resize(static_cast<std::size_t>(bytes));
   for (auto& p : s.pixels) p = static_cast<std::uint8_t>(rng());
-  s.desc.bytes = s.pixels.size();
-  s.desc.data = s.pixels.data();
   return s;
 }
 
@@ -131,7 +136,7 @@ Case random_case(std::mt19937& rng, bool padded) {
     k.windows.push_back(ferry_rect{x, y, win_w, win_h});
     k.mirrors.push_back(static_cast<std::uint8_t>(pick(0, 3)));
   }
-  for (const Sample& s : k.samples) k.descs.push_back(s.desc);
+  for (const Sample& s : k.samples) k.descs.push_back(s.desc());
   ferry_transform& t = k.transform;
   ferry_transform_init(&t, sizeof t);
   const ferry_dtype dtypes[] = {FERRY_DTYPE_UINT8, FERRY_DTYPE_FLOAT32, FERRY_DTYPE_FLOAT16, FERRY_DTYPE_BFLOAT16};
@@ -231,7 +236,7 @@ TEST_F(VariableSizes, ResizedSamplesConvertAsTheyWouldAlone) {
     for (int i = 0; i < n; ++i) {
       const std::int64_t h = pick(1, 40), w = pick(1, 40);
       k.samples.push_back(random_sample(rng, h, w, k.c, k.layout));
-      k.descs.push_back(k.samples.back().desc);
+      k.descs.push_back(k.samples.back().desc());
       const float x = static_cast<float>(pick(0, static_cast<int>(w) - 1)) * 0.5f;
       const float y = static_cast<float>(pick(0, static_cast<int>(h) - 1)) * 0.5f;
       windows.push_back(ferry_rectf{x, y, (static_cast<float>(w) - x) * 0.75f, (static_cast<float>(h) - y) * 0.75f});
@@ -273,7 +278,7 @@ TEST_F(VariableSizes, OneBatchCropForAllSamplesIsCheckedAgainstEachImage) {
   std::mt19937 rng(7);
   std::vector<Sample> samples{random_sample(rng, 10, 12, 3, FERRY_LAYOUT_NHWC),
                               random_sample(rng, 6, 20, 3, FERRY_LAYOUT_NHWC)};
-  std::vector<ferry_sample_desc> descs{samples[0].desc, samples[1].desc};
+  std::vector<ferry_sample_desc> descs{samples[0].desc(), samples[1].desc()};
   const ferry_source src = variable_source(descs, 3, FERRY_LAYOUT_NHWC);
   ferry_transform t;
   ferry_transform_init(&t, sizeof t);
@@ -328,7 +333,7 @@ TEST_F(VariableSizes, MalformedDescriptionsAreRefusedByName) {
        [](ferry_source&, std::vector<ferry_sample_desc>& d) { d[1].w = 4; d[1].stride_h = 12; }, false},
   };
   for (const Bad& b : cases) {
-    std::vector<ferry_sample_desc> descs{samples[0].desc, samples[1].desc};
+    std::vector<ferry_sample_desc> descs{samples[0].desc(), samples[1].desc()};
     ferry_source src = variable_source(descs, 3, FERRY_LAYOUT_NHWC);
     b.edit(src, descs);
     const ferry_transform& t = b.plain_transform ? plain : crops;
