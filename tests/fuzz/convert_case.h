@@ -886,11 +886,13 @@ inline std::unique_ptr<ConvertCase> decode_convert_case(const std::uint8_t* byte
     if (t.pad_outside) t.fill_value = u8_out && in.pick(4) != 0 ? static_cast<float>(in.u8()) : in.value();
     decode_output();  // sized for the output of these samples
     if (c.api == Api::convert && count > 0 && in.rare()) {
-      // A sample inside the caller's output (readable there): ferry_transform_apply must
-      // refuse the overlap. (Submit is not asked: the header does not check it there.)
+      // A sample at the start of the caller's output (readable there): it overlaps the
+      // elements ferry writes, so ferry_transform_apply must refuse it. (A sample further
+      // in may lie past the written extent, which ferry rightly accepts; submit is not
+      // asked: the header does not check it there.)
       ferry_sample_desc& e = d[in.pick(static_cast<int>(count))];
       if (e.data != nullptr && e.bytes <= c.out.size() && c.out.size() > 0) {
-        e.data = c.out.data() + in.pick(static_cast<int>(std::min<std::uint64_t>(c.out.size() - e.bytes + 1, 256)));
+        e.data = c.out.data();
         c.sample_in_output = true;
       }
     }
