@@ -23,7 +23,7 @@
 #include "ferry/ferry.h"
 
 #if FERRY_HAVE_CUDA
-#include <cuda_runtime_api.h>
+#include "bench/gpu_timing.h"
 #endif
 
 namespace {
@@ -55,65 +55,17 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-void check(ferry_status s, const char* what) {
-  if (s != FERRY_OK) {
-    std::fprintf(stderr, "%s failed: %s\n", what, ferry_last_error());
-    std::exit(1);
-  }
-}
-
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
-}
-
-double us_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t).count();
-}
-
 }  // namespace
 
 #if FERRY_HAVE_CUDA
 namespace {
 
-void check_cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s failed: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
-// Times `frames` calls of `one` back to back on `stream` with events; returns frames per second.
-template <typename Fn>
-double rate(cudaStream_t stream, int frames, Fn&& one) {
-  cudaEvent_t start, stop;
-  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
-  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
-  for (int i = 0; i < 10; ++i) one();  // warm-up
-  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  check_cuda(cudaEventRecord(start, stream), "cudaEventRecord");
-  for (int i = 0; i < frames; ++i) one();
-  check_cuda(cudaEventRecord(stop, stream), "cudaEventRecord");
-  check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
-  float ms = 0;
-  check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return frames / (ms / 1e3);
-}
-
-// p50 and p99 latency of `one` followed by a synchronize of `stream`, host clock, after a warm-up.
-template <typename Fn>
-std::pair<double, double> latency(cudaStream_t stream, int frames, Fn&& one) {
-  std::vector<double> us;
-  for (int i = 0; i < frames + 20; ++i) {
-    const auto t = std::chrono::steady_clock::now();
-    one();
-    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    if (i >= 20) us.push_back(us_since(t));
-  }
-  return {percentile(us, 0.5), percentile(us, 0.99)};
-}
+using ferry::bench::check_cuda;
+using ferry::bench::latency;
+using ferry::bench::percentile;
+using ferry::bench::rate;
+using ferry::bench::us_since;
+constexpr auto check = ferry::bench::check_ferry;
 
 struct Row {
   std::string name;

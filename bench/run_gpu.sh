@@ -30,6 +30,7 @@ BENCHES=(
   "ferry-bench-small-chunks|$BUILD/bench/ferry-bench --chunk-mb 4 --source pinned --json $OUT/ferry-bench-4mb.json"
   "frame_bench|$BUILD/bench/ferry_bench_frame"
   "convert_bench|$BUILD/bench/ferry_bench_convert"
+  "resize_bench|$BUILD/bench/ferry_bench_resize"
   # The Python module's rows need the binding built: FERRY_BUILD_BINDINGS=ON (SWIG on PATH).
   "pipeline_bench|PYTHONPATH=$BUILD/bindings/python python3 bench/python/pipeline_bench.py --helper $BUILD/bench/python/ferry_bench_one_image --json $OUT/pipeline_bench.json"
   # "memory_bench|$BUILD/bench/ferry_bench_memory --benchmark_out=$OUT/memory_bench.json"

@@ -32,7 +32,6 @@ void Converter::convert(const ConvertPlan& plan, const SourceView& source, std::
   FERRY_EXPECT(output_base != nullptr, Status::InvalidArgument, "output is NULL");
   FERRY_EXPECT(source.base != nullptr || source.samples != nullptr, Status::InvalidArgument,
                "source has neither a base pointer nor a samples array");
-  check_supported(plan);
   if (count == 0) return;
 #if FERRY_HAVE_CUDA
   if (cuda_) {
@@ -43,16 +42,6 @@ void Converter::convert(const ConvertPlan& plan, const SourceView& source, std::
   (void)stream;
   (void)batch_table;
   convert_on_cpu(plan, source, first, count, output_base, pool_);
-}
-
-void Converter::check_supported(const ConvertPlan& plan) const {
-  FERRY_EXPECT(!(plan.resize && cuda_ != nullptr), Status::Unsupported, "transform.resize_w and resize_h are ",
-               plan.out_w, " and ", plan.out_h,
-               ": resize runs on the CPU backend only in this version (a context with device_kind "
-               "FERRY_DEVICE_CPU); the CUDA kernels do not resample yet");
-  FERRY_EXPECT(!(plan.variable_sizes() && cuda_ != nullptr), Status::Unsupported,
-               "source.sample_descs is set: samples of different sizes convert on the CPU backend only in this "
-               "version (a context with device_kind FERRY_DEVICE_CPU); the CUDA staging and kernels take one size");
 }
 
 void* Converter::upload_batch_table(const ConvertPlan& plan, void* stream) {

@@ -48,14 +48,6 @@ class Converter {
   void convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
                void* output_base, void* stream, const void* batch_table = nullptr);
 
-  // Throws Status::Unsupported where this converter cannot convert `plan`, on
-  // a CUDA context: a resized plan (transform.resize_w/h; the kernels do not
-  // resample yet) or samples of different sizes (source.sample_descs; the
-  // staging and the kernels take one size). ferry_transform_apply (through
-  // convert) and the stager (at submit, before staging) call it before any
-  // work is queued.
-  void check_supported(const ConvertPlan& plan) const;
-
   // The per-sample table of every sample of `plan`, built once and copied to
   // the device on `stream` from ferry's pools, for a batch converted in
   // several calls (the stager's chunks): each call then reads its rows from

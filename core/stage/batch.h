@@ -81,7 +81,11 @@ struct ChunkWork {
 struct Submitted {
   bool launched = false;  // set by launch: abandoned batches neither count nor call their hook
   ConvertPlan plan;
-  SampleLayout layout;
+  SampleLayout layout;  // one size: every sample's
+  // Samples of different sizes: sample g's layout, and where its packed bytes
+  // lie in the batch's staged stream (n + 1 offsets). Empty for one size.
+  std::vector<SampleLayout> sample_layouts;
+  std::vector<std::uint64_t> sample_offsets;
   SourceView view;  // the caller's source
   std::vector<const std::uint8_t*> sample_pointers;  // a copy of the caller's array
   BatchRoute route = BatchRoute::kConvertOnHost;

@@ -42,4 +42,29 @@ std::vector<Chunk> plan_chunks(std::int64_t n, std::uint64_t bytes_per_sample,
   return chunks;
 }
 
+std::vector<Chunk> plan_chunks_by_offsets(const std::vector<std::uint64_t>& offsets, std::uint64_t chunk_bytes) {
+  FERRY_EXPECT(offsets.size() >= 2, Status::InvalidArgument, "offsets has ", offsets.size(),
+               " entries: a batch needs at least one sample (n + 1 offsets)");
+  const auto n = static_cast<std::int64_t>(offsets.size() - 1);
+  const std::uint64_t total = offsets.back();
+  const std::uint64_t limit = std::max<std::uint64_t>(chunk_bytes, 1);
+  // As many chunks as the limit asks for, each closed once it reaches its even
+  // share of the bytes or the next sample would take it past the limit.
+  const std::uint64_t chunk_count = std::max<std::uint64_t>(1, (total + limit - 1) / limit);
+  const std::uint64_t share = (total + chunk_count - 1) / chunk_count;
+  std::vector<Chunk> chunks;
+  std::int64_t first = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::uint64_t held = offsets[static_cast<std::size_t>(i + 1)] - offsets[static_cast<std::size_t>(first)];
+    const bool last = i + 1 == n;
+    const std::uint64_t with_next =
+        last ? 0 : offsets[static_cast<std::size_t>(i + 2)] - offsets[static_cast<std::size_t>(first)];
+    if (last || held >= share || with_next > limit) {
+      chunks.push_back(Chunk{first, i + 1 - first, held});
+      first = i + 1;
+    }
+  }
+  return chunks;
+}
+
 }  // namespace ferry::core

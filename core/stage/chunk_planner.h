@@ -50,4 +50,11 @@ std::uint64_t choose_chunk_bytes(std::uint64_t submit_option, std::uint64_t cont
 std::vector<Chunk> plan_chunks(std::int64_t n, std::uint64_t bytes_per_sample,
                                std::uint64_t chunk_bytes);
 
+// Samples of different sizes: sample i's packed bytes are offsets[i] ..
+// offsets[i + 1] (offsets has n + 1 ascending entries, the first 0). Chunks of
+// whole samples, each at most chunk_bytes unless one sample is larger (then
+// it is a chunk of its own), about evenly filled. Throws
+// Status::InvalidArgument for fewer than two offsets.
+std::vector<Chunk> plan_chunks_by_offsets(const std::vector<std::uint64_t>& offsets, std::uint64_t chunk_bytes);
+
 }  // namespace ferry::core

@@ -12,9 +12,9 @@ struct Dims3 {
   std::int64_t stride[3];
 };
 
-Dims3 dims_of(const ConvertPlan& p) {
-  const Strides4& s = p.source_strides;
-  if (p.source_layout == Layout::NHWC) return Dims3{{p.h, p.w, p.c}, {s.h, s.w, s.c}};
+Dims3 dims_of(const SampleShape& p) {
+  const Strides4& s = p.strides;
+  if (p.layout == Layout::NHWC) return Dims3{{p.h, p.w, p.c}, {s.h, s.w, s.c}};
   return Dims3{{p.c, p.h, p.w}, {s.c, s.h, s.w}};
 }
 
@@ -26,14 +26,24 @@ bool packed_at(const Dims3& d, int i, std::int64_t inner_bytes) {
 
 }  // namespace
 
-SampleLayout sample_layout_of(const ConvertPlan& plan) {
+SampleShape shape_of(const ConvertPlan& plan) {
+  return SampleShape{plan.h, plan.w, plan.c, plan.source_layout, plan.source_strides};
+}
+
+SampleShape shape_of(const ConvertPlan& plan, std::int64_t g) {
+  if (!plan.variable_sizes()) return shape_of(plan);
+  const SampleSource& s = plan.sample_sources[static_cast<std::size_t>(g)];
+  return SampleShape{s.h, s.w, plan.c, plan.source_layout, s.strides};
+}
+
+SampleLayout sample_layout_of(const SampleShape& shape) {
   SampleLayout out;
-  const Dims3 d = dims_of(plan);
-  out.packed_bytes = static_cast<std::uint64_t>(plan.h * plan.w * plan.c);
+  const Dims3 d = dims_of(shape);
+  out.packed_bytes = static_cast<std::uint64_t>(shape.h * shape.w * shape.c);
   const std::int64_t row = d.size[2];
   const std::int64_t plane = d.size[1] * d.size[2];
-  if (plan.source_layout == Layout::NHWC) {
-    out.packed_strides = Strides4{static_cast<std::int64_t>(out.packed_bytes), 1, plane, plan.c};
+  if (shape.layout == Layout::NHWC) {
+    out.packed_strides = Strides4{static_cast<std::int64_t>(out.packed_bytes), 1, plane, shape.c};
   } else {
     out.packed_strides = Strides4{static_cast<std::int64_t>(out.packed_bytes), plane, row, 1};
   }
@@ -55,14 +65,14 @@ bool is_dense_batch(const ConvertPlan& plan, const SampleLayout& layout) noexcep
          (plan.n == 1 || plan.source_strides.n == static_cast<std::int64_t>(layout.packed_bytes));
 }
 
-void pack_sample(std::uint8_t* dst, const std::uint8_t* src, const ConvertPlan& plan,
+void pack_sample(std::uint8_t* dst, const std::uint8_t* src, const SampleShape& shape,
                  const SampleLayout& layout) noexcept {
   if (layout.is_rows()) {
     for (std::int64_t r = 0; r < layout.rows; ++r)
       std::memcpy(dst + r * layout.row_bytes, src + r * layout.pitch, static_cast<std::size_t>(layout.row_bytes));
     return;
   }
-  const Dims3 d = dims_of(plan);
+  const Dims3 d = dims_of(shape);
   for (std::int64_t i = 0; i < d.size[0]; ++i) {
     for (std::int64_t j = 0; j < d.size[1]; ++j) {
       const std::uint8_t* s = src + i * d.stride[0] + j * d.stride[1];
@@ -74,6 +84,26 @@ void pack_sample(std::uint8_t* dst, const std::uint8_t* src, const ConvertPlan& 
       }
     }
   }
+}
+
+SourceView StagedSamples::view_of(const ConvertPlan& plan, const std::vector<SampleLayout>& layouts,
+                                  const std::vector<std::uint64_t>& offsets, std::int64_t first, std::int64_t count,
+                                  const std::uint8_t* staged) {
+  const auto n = static_cast<std::size_t>(count);
+  pointers_.resize(n);
+  geometry_.resize(n);
+  const std::uint64_t origin = offsets[static_cast<std::size_t>(first)];
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t g = static_cast<std::size_t>(first) + i;
+    pointers_[i] = staged + (offsets[g] - origin);
+    const SampleSource& own = plan.sample_sources[g];
+    geometry_[i] = SampleSource{own.h, own.w, layouts[g].packed_strides, layouts[g].packed_bytes};
+  }
+  SourceView v;
+  v.samples = pointers_.data();
+  v.sample_geometry = geometry_.data();
+  v.strides = layouts[static_cast<std::size_t>(first)].packed_strides;
+  return v;
 }
 
 }  // namespace ferry::core

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/convert/convert_plan.h"
 
@@ -25,7 +26,18 @@ struct SampleLayout {
   bool is_packed() const noexcept { return rows == 1; }
 };
 
-SampleLayout sample_layout_of(const ConvertPlan& plan);
+// One sample's shape as the stager sees it: the batch's (one size), or sample
+// g's own (source.sample_descs).
+struct SampleShape {
+  std::int64_t h = 0, w = 0, c = 0;
+  Layout layout = Layout::NHWC;
+  Strides4 strides;  // the caller's byte strides, resolved
+};
+SampleShape shape_of(const ConvertPlan& plan);
+SampleShape shape_of(const ConvertPlan& plan, std::int64_t g);
+
+SampleLayout sample_layout_of(const SampleShape& shape);
+inline SampleLayout sample_layout_of(const ConvertPlan& plan) { return sample_layout_of(shape_of(plan)); }
 
 // The caller's sample g (global index) in `view` (the caller's own view).
 inline const std::uint8_t* sample_at(const SourceView& view, std::int64_t g) noexcept {
@@ -36,8 +48,8 @@ inline const std::uint8_t* sample_at(const SourceView& view, std::int64_t g) noe
 // bytes): any run of samples is one contiguous range.
 bool is_dense_batch(const ConvertPlan& plan, const SampleLayout& layout) noexcept;
 
-// Copies one caller sample into `dst` (packed_bytes bytes), on this thread.
-void pack_sample(std::uint8_t* dst, const std::uint8_t* src, const ConvertPlan& plan,
+// Copies one caller sample of `shape` into `dst` (packed_bytes bytes), on this thread.
+void pack_sample(std::uint8_t* dst, const std::uint8_t* src, const SampleShape& shape,
                  const SampleLayout& layout) noexcept;
 
 // The view of a staged chunk: `count` packed samples from `staged`.
@@ -47,5 +59,20 @@ inline SourceView staged_view(const void* staged, const SampleLayout& layout) no
   v.strides = layout.packed_strides;
   return v;
 }
+
+// The view of a staged chunk of samples of different sizes (samples first ..
+// first+count-1), each packed at offsets[g] - offsets[first] in `staged`.
+// Holds the pointer and geometry arrays the view reads: keep it until the
+// converter returns.
+class StagedSamples {
+ public:
+  SourceView view_of(const ConvertPlan& plan, const std::vector<SampleLayout>& layouts,
+                     const std::vector<std::uint64_t>& offsets, std::int64_t first, std::int64_t count,
+                     const std::uint8_t* staged);
+
+ private:
+  std::vector<const std::uint8_t*> pointers_;
+  std::vector<SampleSource> geometry_;
+};
 
 }  // namespace ferry::core

@@ -112,8 +112,12 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
     start = Clock::now();
     {
       NvtxRange range("ferry convert");
-      converter_.convert(b.submitted.plan, staged_view(lease.buffer(), b.submitted.layout), c.first, c.count,
-                         b.submitted.output, s, b.batch_table_);
+      StagedSamples staged;  // samples of different sizes: where each lies in the buffer
+      const SourceView view = b.submitted.plan.variable_sizes()
+                                  ? staged.view_of(b.submitted.plan, b.submitted.sample_layouts, b.submitted.sample_offsets,
+                                                   c.first, c.count, static_cast<const std::uint8_t*>(lease.buffer()))
+                                  : staged_view(lease.buffer(), b.submitted.layout);
+      converter_.convert(b.submitted.plan, view, c.first, c.count, b.submitted.output, s, b.batch_table_);
     }
     runtime_.event_record(work.done, s);
     if (timed_here) counters_.convert_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
@@ -144,6 +148,19 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
 
 void Stager::gather_chunk(Batch& b, const Chunk& c, std::uint8_t* dst) {
   NvtxRange range("ferry stage");
+  if (b.submitted.plan.variable_sizes()) {
+    const std::uint64_t origin = b.submitted.sample_offsets[static_cast<std::size_t>(c.first)];
+    staging_pool_.parallel_for(0, c.count, [&](std::int64_t begin, std::int64_t end) {
+      const auto start = Clock::now();
+      for (std::int64_t i = begin; i < end; ++i) {
+        const auto g = static_cast<std::size_t>(c.first + i);
+        pack_sample(dst + (b.submitted.sample_offsets[g] - origin), b.submitted.plan.sample_data[g],
+                    shape_of(b.submitted.plan, c.first + i), b.submitted.sample_layouts[g]);
+      }
+      counters_.staging_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
+    });
+    return;
+  }
   const std::uint64_t packed = b.submitted.layout.packed_bytes;
   if (is_dense_batch(b.submitted.plan, b.submitted.layout)) {
     const std::uint8_t* src = b.submitted.view.base + c.first * b.submitted.plan.source_strides.n;
@@ -161,7 +178,8 @@ void Stager::gather_chunk(Batch& b, const Chunk& c, std::uint8_t* dst) {
   staging_pool_.parallel_for(0, c.count, [&](std::int64_t begin, std::int64_t end) {
     const auto start = Clock::now();
     for (std::int64_t i = begin; i < end; ++i)
-      pack_sample(dst + static_cast<std::uint64_t>(i) * packed, sample_at(b.submitted.view, c.first + i), b.submitted.plan, b.submitted.layout);
+      pack_sample(dst + static_cast<std::uint64_t>(i) * packed, sample_at(b.submitted.view, c.first + i),
+                  shape_of(b.submitted.plan), b.submitted.layout);
     counters_.staging_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
   }, grain);
 }
@@ -169,6 +187,23 @@ void Stager::gather_chunk(Batch& b, const Chunk& c, std::uint8_t* dst) {
 void Stager::copy_chunk_direct(Batch& b, const Chunk& c, void* dst_void, StreamHandle s) {
   const SampleLayout& L = b.submitted.layout;
   auto* dst = static_cast<std::uint8_t*>(dst_void);
+  if (b.submitted.plan.variable_sizes()) {
+    // A copy per sample, each at its own size and pitch.
+    const std::uint64_t origin = b.submitted.sample_offsets[static_cast<std::size_t>(c.first)];
+    for (std::int64_t i = 0; i < c.count; ++i) {
+      const auto g = static_cast<std::size_t>(c.first + i);
+      const SampleLayout& G = b.submitted.sample_layouts[g];
+      std::uint8_t* to = dst + (b.submitted.sample_offsets[g] - origin);
+      const std::uint8_t* from = b.submitted.plan.sample_data[g];
+      if (G.is_packed()) {
+        runtime_.copy(to, from, static_cast<std::size_t>(G.packed_bytes), s);
+      } else {
+        const auto row = static_cast<std::size_t>(G.row_bytes);
+        runtime_.copy_2d(to, row, from, static_cast<std::size_t>(G.pitch), row, static_cast<std::size_t>(G.rows), s);
+      }
+    }
+    return;
+  }
   const auto packed = static_cast<std::size_t>(L.packed_bytes);
   const auto row = static_cast<std::size_t>(L.row_bytes);
   const auto pitch = static_cast<std::size_t>(L.pitch);

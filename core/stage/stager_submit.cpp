@@ -41,7 +41,6 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
   auto batch = std::make_shared<Batch>(link_);
   Batch& b = *batch;
   b.submitted.plan = make_convert_plan(source, transform, output);
-  converter_.check_supported(b.submitted.plan);  // before anything is queued or held
   take_unreleased_slot();  // given back by the batch's first release (or abandon), or below if prepare fails
   struct SlotGuard {
     Stager& stager;
@@ -68,9 +67,14 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
   b.submitted.layout = sample_layout_of(b.submitted.plan);
   b.submitted.input_bytes = checked_mul(static_cast<std::uint64_t>(b.submitted.plan.n), b.submitted.layout.packed_bytes, "source bytes");
   if (b.submitted.plan.variable_sizes()) {
-    b.submitted.input_bytes = 0;
-    for (const SampleSource& g : b.submitted.plan.sample_sources)
-      b.submitted.input_bytes += static_cast<std::uint64_t>(g.h * g.w * b.submitted.plan.c);
+    const auto n = static_cast<std::size_t>(b.submitted.plan.n);
+    b.submitted.sample_layouts.resize(n);
+    b.submitted.sample_offsets.assign(n + 1, 0);
+    for (std::size_t g = 0; g < n; ++g) {
+      b.submitted.sample_layouts[g] = sample_layout_of(shape_of(b.submitted.plan, static_cast<std::int64_t>(g)));
+      b.submitted.sample_offsets[g + 1] = b.submitted.sample_offsets[g] + b.submitted.sample_layouts[g].packed_bytes;
+    }
+    b.submitted.input_bytes = b.submitted.sample_offsets[n];
   }
   b.submitted.short_path = b.submitted.input_bytes <= kShortPathBytes;
   b.submitted.priority = options.priority;
@@ -122,10 +126,17 @@ void Stager::classify(Batch& b, SourcePolicy policy) {
   }
   b.submitted.route = BatchRoute::kStaged;
   // Only sources a DMA copy can read as rows go directly; the rest is packed on the host.
-  if (policy == SourcePolicy::Stage || !b.submitted.layout.is_rows()) return;
+  const ConvertPlan& plan = b.submitted.plan;
+  const bool rows = std::all_of(b.submitted.sample_layouts.begin(), b.submitted.sample_layouts.end(),
+                                [](const SampleLayout& l) { return l.is_rows(); }) &&
+                    (plan.variable_sizes() || b.submitted.layout.is_rows());
+  if (policy == SourcePolicy::Stage || !rows) return;
   std::vector<std::pair<const void*, std::size_t>> ranges;
-  const std::size_t extent = static_cast<std::size_t>(b.submitted.plan.source_extent);
-  if (b.submitted.plan.source_has_samples) {
+  const std::size_t extent = static_cast<std::size_t>(plan.source_extent);
+  if (plan.variable_sizes()) {
+    for (std::size_t g = 0; g < plan.sample_data.size(); ++g)
+      ranges.emplace_back(plan.sample_data[g], static_cast<std::size_t>(plan.sample_sources[g].extent));
+  } else if (plan.source_has_samples) {
     for (const std::uint8_t* p : b.submitted.sample_pointers) ranges.emplace_back(p, extent);
   } else {
     ranges.emplace_back(b.submitted.view.base, extent);
@@ -152,7 +163,9 @@ void Stager::plan_streams(Batch& b, std::uint64_t chunk_option) {
                                                  b.submitted.route == BatchRoute::kDirect, parts_.kind == DeviceKind::Cuda);
   // Staged chunks are double-buffered at least: the ring holds two of them.
   if (b.submitted.route == BatchRoute::kStaged) chunk_bytes = std::min(chunk_bytes, ring_->max_bytes() / 2);
-  const std::vector<Chunk> chunks = plan_chunks(b.submitted.plan.n, b.submitted.layout.packed_bytes, chunk_bytes);
+  const std::vector<Chunk> chunks = b.submitted.plan.variable_sizes()
+                                        ? plan_chunks_by_offsets(b.submitted.sample_offsets, chunk_bytes)
+                                        : plan_chunks(b.submitted.plan.n, b.submitted.layout.packed_bytes, chunk_bytes);
   const bool high = b.submitted.priority > 0;
   const std::size_t ticket = streams_.take(high, chunks.size());
   b.chunks_.resize(chunks.size());

@@ -16,64 +16,14 @@
 #include "ferry/ferry.h"
 #include "tests/support/convert_reference.h"
 #include "tests/support/test_context.h"
+#include "tests/support/variable_size_cases.h"
 
 namespace {
 
 using ferry::test::make_test_context;
+using namespace ferry::test;
 
 constexpr std::uint8_t poison = 0xAB;
-
-struct Sample {
-  std::vector<std::uint8_t> pixels;
-  ferry_sample_desc geometry{};  // h, w and strides; data and bytes are the pixels' (a copied Sample points at its own)
-
-  ferry_sample_desc desc() const {
-    ferry_sample_desc d = geometry;
-    d.data = pixels.data();
-    d.bytes = pixels.size();
-    return d;
-  }
-};
-
-// A random h x w x c image in `layout`, its rows padded now and then (a pitch).
-Sample random_sample(std::mt19937& rng, std::int64_t h, std::int64_t w, std::int64_t c, ferry_layout layout) {
-  Sample s;
-  const std::int64_t pad = std::uniform_int_distribution<int>(0, 1)(rng) * 5;
-  s.geometry.h = h, s.geometry.w = w;
-  std::int64_t bytes = 0;
-  if (layout == FERRY_LAYOUT_NHWC) {
-    s.geometry.stride_w = c, s.geometry.stride_c = 1, s.geometry.stride_h = w * c + pad;
-    bytes = h * s.geometry.stride_h;
-  } else {
-    s.geometry.stride_w = 1, s.geometry.stride_h = w + pad, s.geometry.stride_c = h * (w + pad);
-    bytes = c * s.geometry.stride_c;
-  }
-  s.pixels.resize(static_cast<std::size_t>(bytes));
-  for (auto& p : s.pixels) p = static_cast<std::uint8_t>(rng());
-  return s;
-}
-
-ferry_source variable_source(const std::vector<ferry_sample_desc>& descs, std::int64_t c, ferry_layout layout) {
-  ferry_source src;
-  ferry_source_init(&src, sizeof src);
-  src.n = static_cast<std::int64_t>(descs.size());
-  src.c = c;
-  src.layout = layout;
-  src.sample_descs = descs.data();
-  return src;
-}
-
-// Sample i alone: a one-sample batch of its own size and strides.
-ferry_source alone(const ferry_sample_desc& d, std::int64_t c, ferry_layout layout) {
-  ferry_source src;
-  ferry_source_init(&src, sizeof src);
-  src.data = d.data, src.bytes = d.bytes;
-  src.n = 1, src.h = d.h, src.w = d.w, src.c = c;
-  src.layout = layout;
-  src.stride_n = static_cast<std::int64_t>(d.bytes);
-  src.stride_c = d.stride_c, src.stride_h = d.stride_h, src.stride_w = d.stride_w;
-  return src;
-}
 
 std::size_t packed_output_bytes(const ferry_source& src, const ferry_transform& t) {
   ferry_tensor_info info;
@@ -105,60 +55,8 @@ std::vector<std::uint8_t> submit(ferry_context_t ctx, const ferry_source& src, c
   return out;
 }
 
-struct Case {
-  std::vector<Sample> samples;
-  std::vector<ferry_sample_desc> descs;
-  std::vector<ferry_rect> windows;
-  std::vector<std::uint8_t> mirrors;
-  std::int64_t c = 3;
-  ferry_layout layout = FERRY_LAYOUT_NHWC;
-  ferry_transform transform{};
-};
-
-// n samples of random sizes; windows of one size, inside each image or (with
-// pad_outside) reaching past it; a random output format and mirror per sample.
-Case random_case(std::mt19937& rng, bool padded) {
-  Case k;
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  const int n = pick(1, 6);
-  const int cs[] = {1, 3, 4};
-  k.c = cs[pick(0, 2)];
-  k.layout = pick(0, 1) ? FERRY_LAYOUT_NHWC : FERRY_LAYOUT_NCHW;
-  const std::int64_t win_w = pick(1, 12), win_h = pick(1, 12);
-  for (int i = 0; i < n; ++i) {
-    const std::int64_t h = padded ? pick(1, 30) : pick(static_cast<int>(win_h), 30);
-    const std::int64_t w = padded ? pick(1, 30) : pick(static_cast<int>(win_w), 30);
-    k.samples.push_back(random_sample(rng, h, w, k.c, k.layout));
-    const std::int64_t x = padded ? pick(-static_cast<int>(win_w) - 2, static_cast<int>(w) + 2)
-                                  : pick(0, static_cast<int>(w - win_w));
-    const std::int64_t y = padded ? pick(-static_cast<int>(win_h) - 2, static_cast<int>(h) + 2)
-                                  : pick(0, static_cast<int>(h - win_h));
-    k.windows.push_back(ferry_rect{x, y, win_w, win_h});
-    k.mirrors.push_back(static_cast<std::uint8_t>(pick(0, 3)));
-  }
-  for (const Sample& s : k.samples) k.descs.push_back(s.desc());
-  ferry_transform& t = k.transform;
-  ferry_transform_init(&t, sizeof t);
-  const ferry_dtype dtypes[] = {FERRY_DTYPE_UINT8, FERRY_DTYPE_FLOAT32, FERRY_DTYPE_FLOAT16, FERRY_DTYPE_BFLOAT16};
-  t.out_dtype = dtypes[pick(0, 3)];
-  t.out_layout = pick(0, 1) ? FERRY_LAYOUT_NHWC : FERRY_LAYOUT_NCHW;
-  if (k.c >= 3 && pick(0, 1)) {
-    t.out_channels = 3;
-    t.channel_map[0] = 2, t.channel_map[1] = 1, t.channel_map[2] = 0;
-  }
-  if (t.out_dtype != FERRY_DTYPE_UINT8) {
-    for (int j = 0; j < 4; ++j) t.mean[j] = 0.1f * static_cast<float>(j + 1), t.std[j] = 0.5f + 0.25f * static_cast<float>(j);
-  }
-  t.per_sample_crop = k.windows.data();
-  t.per_sample_mirror = k.mirrors.data();
-  t.per_sample_count = n;
-  t.pad_outside = padded ? 1 : 0;
-  t.fill_value = t.out_dtype == FERRY_DTYPE_UINT8 ? 7.0f : -1.5f;
-  return k;
-}
-
 // The transform of sample i converted alone.
-ferry_transform alone_transform(const Case& k, std::size_t i) {
+ferry_transform alone_transform(const VariableCase& k, std::size_t i) {
   ferry_transform t = k.transform;
   t.per_sample_crop = nullptr;
   t.per_sample_mirror = nullptr;
@@ -180,7 +78,7 @@ void expect_reference(const ferry_source& src, const ferry_transform& t, const s
     ASSERT_EQ(batch[b], want[b]) << what << ": byte " << b << " of " << batch.size() << " differs from the reference";
 }
 
-void expect_each_sample_as_alone(ferry_context_t ctx, const Case& k, const std::vector<std::uint8_t>& batch,
+void expect_each_sample_as_alone(ferry_context_t ctx, const VariableCase& k, const std::vector<std::uint8_t>& batch,
                                  const std::string& what) {
   const std::size_t per = batch.size() / k.samples.size();
   for (std::size_t i = 0; i < k.samples.size(); ++i) {
@@ -211,7 +109,7 @@ TEST_F(VariableSizes, EachSampleConvertsAsItWouldAlone) {
   std::mt19937 rng(1234);
   for (int round = 0; round < 150; ++round) {
     const bool padded = round % 3 == 2;
-    Case k = random_case(rng, padded);
+    VariableCase k = random_case(rng, padded);
     const ferry_source src = variable_source(k.descs, k.c, k.layout);
     const std::string what = "round " + std::to_string(round);
     const std::vector<std::uint8_t> applied = apply(ctx_, src, k.transform);
@@ -226,33 +124,13 @@ TEST_F(VariableSizes, EachSampleConvertsAsItWouldAlone) {
 // mode, the whole image or a fractional window per sample.
 TEST_F(VariableSizes, ResizedSamplesConvertAsTheyWouldAlone) {
   std::mt19937 rng(99);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (int round = 0; round < 60; ++round) {
-    Case k;
-    const int n = pick(1, 5);
-    k.c = pick(0, 1) ? 3 : 1;
-    k.layout = pick(0, 1) ? FERRY_LAYOUT_NHWC : FERRY_LAYOUT_NCHW;
-    std::vector<ferry_rectf> windows;
-    for (int i = 0; i < n; ++i) {
-      const std::int64_t h = pick(1, 40), w = pick(1, 40);
-      k.samples.push_back(random_sample(rng, h, w, k.c, k.layout));
-      k.descs.push_back(k.samples.back().desc());
-      const float x = static_cast<float>(pick(0, static_cast<int>(w) - 1)) * 0.5f;
-      const float y = static_cast<float>(pick(0, static_cast<int>(h) - 1)) * 0.5f;
-      windows.push_back(ferry_rectf{x, y, (static_cast<float>(w) - x) * 0.75f, (static_cast<float>(h) - y) * 0.75f});
-      k.mirrors.push_back(static_cast<std::uint8_t>(pick(0, 3)));
-    }
-    ferry_transform& t = k.transform;
-    ferry_transform_init(&t, sizeof t);
-    t.resize_w = pick(1, 24), t.resize_h = pick(1, 24);
-    t.interpolation = static_cast<ferry_interpolation>(pick(1, 5));
-    t.resize_mode = static_cast<ferry_resize_mode>(pick(1, 3));
-    t.resize_shorter = pick(1, 30);
-    t.out_dtype = pick(0, 1) ? FERRY_DTYPE_UINT8 : FERRY_DTYPE_FLOAT16;
-    t.per_sample_mirror = k.mirrors.data();
-    t.per_sample_count = n;
-    const bool with_windows = pick(0, 1) != 0;
-    if (with_windows) t.per_sample_window = windows.data();
+    ResizedVariableCase r = random_resized_case(rng);
+    const VariableCase& k = r.k;
+    const ferry_transform& t = k.transform;
+    const int n = static_cast<int>(k.descs.size());
+    const bool with_windows = r.with_windows;
+    const std::vector<ferry_rectf>& windows = r.windows;
     const ferry_source src = variable_source(k.descs, k.c, k.layout);
     const std::vector<std::uint8_t> batch = apply(ctx_, src, t);
     const std::vector<std::uint8_t> piped = submit(ctx_, src, t);
@@ -276,7 +154,7 @@ TEST_F(VariableSizes, ResizedSamplesConvertAsTheyWouldAlone) {
 
 TEST_F(VariableSizes, OneBatchCropForAllSamplesIsCheckedAgainstEachImage) {
   std::mt19937 rng(7);
-  std::vector<Sample> samples{random_sample(rng, 10, 12, 3, FERRY_LAYOUT_NHWC),
+  std::vector<VariableSample> samples{random_sample(rng, 10, 12, 3, FERRY_LAYOUT_NHWC),
                               random_sample(rng, 6, 20, 3, FERRY_LAYOUT_NHWC)};
   std::vector<ferry_sample_desc> descs{samples[0].desc(), samples[1].desc()};
   const ferry_source src = variable_source(descs, 3, FERRY_LAYOUT_NHWC);
@@ -295,7 +173,7 @@ TEST_F(VariableSizes, OneBatchCropForAllSamplesIsCheckedAgainstEachImage) {
 // Each malformed description: its own status, and a message naming the field.
 TEST_F(VariableSizes, MalformedDescriptionsAreRefusedByName) {
   std::mt19937 rng(3);
-  std::vector<Sample> samples{random_sample(rng, 8, 9, 3, FERRY_LAYOUT_NHWC),
+  std::vector<VariableSample> samples{random_sample(rng, 8, 9, 3, FERRY_LAYOUT_NHWC),
                               random_sample(rng, 5, 7, 3, FERRY_LAYOUT_NHWC)};
   std::vector<ferry_rect> windows{{0, 0, 4, 4}, {1, 1, 4, 4}};
   ferry_transform crops;

@@ -1,7 +1,9 @@
-// Runs one WindowCase (tests/support/convert_window_cases.h) on the GPU and on
-// the CPU backend and compares them: the device output is poisoned, and
+// Runs one case (a WindowCase of tests/support/convert_window_cases.h, a
+// ResizeCase, or any struct with source, transform and output) on the GPU and
+// on the CPU backend and compares them: the device output is poisoned, and
 // canary zones on both sides of its exact extent catch any write past it.
-// Shared by the window tests and the fast-path kernel tests.
+// The source (data, samples or sample_descs) is copied to the device first.
+// Shared by the window, fast-path, resize and variable-size tests.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -38,7 +40,8 @@ struct DeviceBuffers {
 };
 
 // Runs one case on the GPU and the CPU; "" or the first problem.
-inline std::string check_window_case(ferry_context_t cpu, ferry_context_t gpu, WindowCase& c, DeviceBuffers& d, cudaStream_t stream) {
+template <typename Case>
+std::string check_window_case(ferry_context_t cpu, ferry_context_t gpu, Case& c, DeviceBuffers& d, cudaStream_t stream) {
   const std::size_t bytes = c.output.bytes, total = guard_bytes + bytes + guard_bytes;
   if (total > d.out_bytes) return "the case's output is larger than the test's buffer";
   std::vector<std::uint8_t> want(total, canary), got(total, 0);
@@ -50,6 +53,7 @@ inline std::string check_window_case(ferry_context_t cpu, ferry_context_t gpu, W
 
   ferry_source s = c.source;
   std::vector<const void*> device_samples;
+  std::vector<ferry_sample_desc> device_descs;
   std::size_t used = 0;
   const auto upload = [&](const void* host, std::size_t n) -> const void* {
     // The host address's offset within 16 bytes is kept: unaligned cases stay unaligned.
@@ -61,7 +65,15 @@ inline std::string check_window_case(ferry_context_t cpu, ferry_context_t gpu, W
       return nullptr;
     return p;
   };
-  if (s.samples) {
+  if (s.sample_descs) {
+    for (std::int64_t i = 0; i < s.n; ++i) {
+      ferry_sample_desc desc = s.sample_descs[i];
+      desc.data = upload(desc.data, desc.bytes);
+      if (desc.data == nullptr) return "uploading sample " + std::to_string(i) + " failed";
+      device_descs.push_back(desc);
+    }
+    s.sample_descs = device_descs.data();
+  } else if (s.samples) {
     for (std::int64_t i = 0; i < s.n; ++i) device_samples.push_back(upload(s.samples[i], s.sample_bytes));
     s.samples = device_samples.data();
   } else {
@@ -69,7 +81,7 @@ inline std::string check_window_case(ferry_context_t cpu, ferry_context_t gpu, W
   }
   for (const void* p : device_samples)
     if (p == nullptr) return "uploading the samples failed";
-  if (s.data == nullptr && s.samples == nullptr) return "uploading the source failed";
+  if (s.data == nullptr && s.samples == nullptr && s.sample_descs == nullptr) return "uploading the source failed";
   if (cudaMemsetAsync(d.out, canary, total, stream) != cudaSuccess ||
       cudaMemsetAsync(d.out + guard_bytes, poison, bytes, stream) != cudaSuccess)
     return "cudaMemset failed";
@@ -116,7 +128,10 @@ struct WindowCaseRig {
   }
   WindowCaseRig(const WindowCaseRig&) = delete;
   WindowCaseRig& operator=(const WindowCaseRig&) = delete;
-  std::string check(WindowCase& c) { return check_window_case(cpu, gpu, c, buffers, stream); }
+  template <typename Case>
+  std::string check(Case& c) {
+    return check_window_case(cpu, gpu, c, buffers, stream);
+  }
 };
 
 }  // namespace ferry::test

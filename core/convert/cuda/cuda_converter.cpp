@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/convert/cuda/convert_kernel_params.h"
+#include "core/convert/cuda/resample_params.h"
 #include "core/convert/kernel_choice.h"
 #include "core/device/cuda/cuda_check.h"
 #include "core/device/device_scope.h"
@@ -43,6 +44,31 @@ std::vector<SampleParams> sample_params_of(const ConvertPlan& plan, std::int64_t
   return table;
 }
 
+using cuda_convert::ResampleParams;
+using cuda_convert::ResampleSample;
+
+// Local sample i's row of the resample kernel's table: where the sample is in
+// `source`, and what global sample first + i of the plan does with it.
+ResampleSample resample_sample_of(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
+                                  std::int64_t i) {
+  const std::int64_t g = first + i;
+  ResampleSample s;
+  s.data = source.samples != nullptr ? source.samples[i] : source.base + i * source.strides.n;
+  FERRY_EXPECT(s.data != nullptr, Status::InvalidArgument, "source.samples[", i, "] is NULL");
+  const Strides4 strides = source.strides_of(i);
+  s.stride_c = strides.c, s.stride_h = strides.h, s.stride_w = strides.w;
+  if (plan.resize) s.axes = plan.resize_of(g);
+  const Rect window = plan.window_of(g);
+  s.x = static_cast<std::int32_t>(window.x);
+  s.y = static_cast<std::int32_t>(window.y);
+  s.h = static_cast<std::int32_t>(plan.h_of(g));
+  s.w = static_cast<std::int32_t>(plan.w_of(g));
+  std::memcpy(s.alpha, plan.alpha_of(g), sizeof s.alpha);
+  std::memcpy(s.beta, plan.beta_of(g), sizeof s.beta);
+  s.mirror = plan.mirror_of(g);
+  return s;
+}
+
 }  // namespace
 
 CudaConverter::CudaConverter(DeviceRuntime& runtime, MemorySystem& memory) : runtime_(runtime), memory_(memory) {
@@ -74,6 +100,7 @@ void* CudaConverter::upload(const void* table, std::size_t bytes, StreamHandle s
 }
 
 void* CudaConverter::upload_batch_table(const ConvertPlan& plan, void* stream) {
+  if (plan.resize || plan.variable_sizes()) return nullptr;  // convert_resampled builds its rows per call
   DeviceScope scope(runtime_);
   const std::vector<SampleParams> params = sample_params_of(plan, 0, plan.n);
   return upload(params.data(), params.size() * sizeof(SampleParams), stream);
@@ -82,6 +109,10 @@ void* CudaConverter::upload_batch_table(const ConvertPlan& plan, void* stream) {
 void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
                             std::int64_t count, void* output_base, void* stream, const void* batch_table) {
   DeviceScope scope(runtime_);
+  if (plan.resize || plan.variable_sizes()) {
+    convert_resampled(plan, source, first, count, output_base, stream);
+    return;
+  }
   KernelChoice choice = choose_kernel(plan, source, first, count, output_base);
   KernelParams& p = choice.params;
   if (batch_table != nullptr) p.params = static_cast<const SampleParams*>(batch_table) + first;
@@ -137,6 +168,44 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
   // Only now: a block freed on a stream is at once reusable by the next
   // allocation on it, whose copy must queue behind this kernel, not before it.
   memory_.device_cache().free(on_device, stream);
+}
+
+void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
+                                      std::int64_t count, void* output_base, void* stream) {
+  ResampleParams p;
+  p.out = static_cast<std::uint8_t*>(output_base);
+  p.first = first;
+  p.count = count;
+  p.out_n = plan.out_strides.n, p.out_c = plan.out_strides.c, p.out_h = plan.out_strides.h;
+  p.out_w = plan.out_strides.w;
+  p.oh = static_cast<std::int32_t>(plan.out_h);
+  p.ow = static_cast<std::int32_t>(plan.out_w);
+  p.oc = plan.out_channels;
+  p.oct = plan.out_channels_total;
+  std::memcpy(p.channel_map, plan.channel_map, sizeof p.channel_map);
+  p.element_size = plan.element_size;
+  p.dtype = plan.dtype;
+  p.pad_bits = plan.pad_bits;
+  p.fill_bits = plan.fill_bits;
+  std::memcpy(p.letterbox_bits, plan.letterbox_bits, sizeof p.letterbox_bits);
+  const auto sampler = plan.resize ? static_cast<cuda_convert::Sampler>(static_cast<int>(plan.interpolation))
+                                   : cuda_convert::Sampler::Copy;
+  if (count <= cuda_convert::kInlineSamples) {
+    for (std::int64_t i = 0; i < count; ++i) p.inline_samples[i] = resample_sample_of(plan, source, first, i);
+    cuda_convert::launch_resample(p, sampler, stream);  // no table to copy
+    return;
+  }
+  std::vector<ResampleSample> table(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) table[static_cast<std::size_t>(i)] = resample_sample_of(plan, source, first, i);
+  void* on_device = upload(table.data(), table.size() * sizeof(ResampleSample), stream);
+  p.table = static_cast<const ResampleSample*>(on_device);
+  try {
+    cuda_convert::launch_resample(p, sampler, stream);
+  } catch (...) {
+    memory_.device_cache().free(on_device, stream);
+    throw;
+  }
+  memory_.device_cache().free(on_device, stream);  // after the launch: see convert()
 }
 
 int CudaConverter::max_vector_blocks(DType dtype, int c, bool out_nhwc, int step) {

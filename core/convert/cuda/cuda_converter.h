@@ -38,6 +38,10 @@ class CudaConverter {
   // A device block holding `bytes` of `table`, copied on `stream`; the caller
   // frees it on `stream` after queueing the kernel that reads it.
   void* upload(const void* table, std::size_t bytes, StreamHandle stream);
+  // A resized plan, or samples of different sizes: the resample kernel, its
+  // per-sample rows inline in the parameter or uploaded for the call.
+  void convert_resampled(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
+                         void* output_base, void* stream);
 
   DeviceRuntime& runtime_;
   MemorySystem& memory_;

@@ -2,6 +2,8 @@
 // host gather, the in-flight gate, the staging ring's bound.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -40,6 +42,38 @@ TEST(StageChunkPlanner, BalancedChunksOfWholeSamplesWithinTheLimit) {
     next += c.count;
   }
   EXPECT_EQ(next, 256);
+}
+
+TEST(StageChunkPlanner, SamplesOfDifferentSizesAreCutByBytes) {
+  // Random sizes: every chunk holds whole samples, in order, within the limit
+  // unless one sample alone exceeds it; no more chunks than twice the minimum.
+  std::mt19937 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    const int n = std::uniform_int_distribution<int>(1, 300)(rng);
+    std::vector<std::uint64_t> offsets{0};
+    for (int i = 0; i < n; ++i) offsets.push_back(offsets.back() + std::uniform_int_distribution<std::uint64_t>(1, 5000)(rng));
+    const std::uint64_t limit = std::uniform_int_distribution<std::uint64_t>(1, 60000)(rng);
+    const auto chunks = plan_chunks_by_offsets(offsets, limit);
+    std::int64_t next = 0;
+    for (const Chunk& c : chunks) {
+      ASSERT_EQ(c.first, next);
+      ASSERT_GE(c.count, 1);
+      ASSERT_EQ(c.bytes, offsets[static_cast<std::size_t>(c.first + c.count)] - offsets[static_cast<std::size_t>(c.first)]);
+      if (c.count > 1) ASSERT_LE(c.bytes, limit) << "round " << round;
+      next += c.count;
+    }
+    ASSERT_EQ(next, n);
+    const std::uint64_t fewest = (offsets.back() + limit - 1) / limit;
+    EXPECT_LE(chunks.size(), std::max<std::uint64_t>(2 * fewest, static_cast<std::uint64_t>(n < 2 ? 1 : 2)) + 1)
+        << "round " << round;
+  }
+  // Even shares: 256 samples of about 150 KB at 16 MiB are 3 chunks.
+  std::vector<std::uint64_t> offsets{0};
+  for (int i = 0; i < 256; ++i) offsets.push_back(offsets.back() + 150528 + (i % 7) * 1000);
+  const auto chunks = plan_chunks_by_offsets(offsets, 16 << 20);
+  ASSERT_EQ(chunks.size(), 3u);
+  EXPECT_NEAR(static_cast<double>(chunks[0].bytes), static_cast<double>(chunks[2].bytes), 2.0 * 160000);
+  EXPECT_THROW(plan_chunks_by_offsets({0}, 10), ferry::Error);
 }
 
 TEST(StageChunkPlanner, EdgeCases) {
@@ -94,7 +128,7 @@ TEST(StageSampleLayout, RowsOfEachSourceShape) {
     std::vector<std::uint8_t> packed(layout.packed_bytes);
     const SourceView view = source_view_of(plan, api::to_core(src->source));
     for (std::int64_t i = 0; i < 3; ++i) {
-      pack_sample(packed.data(), sample_at(view, i), plan, layout);
+      pack_sample(packed.data(), sample_at(view, i), shape_of(plan), layout);
       for (std::int64_t y = 0; y < h; ++y)
         for (std::int64_t x = 0; x < w; ++x)
           for (int k = 0; k < 3; ++k)

@@ -1,0 +1,77 @@
+// Timing for the engine-style GPU benchmarks (ferry_bench_frame,
+// ferry_bench_resize): latency percentiles of one call followed by a
+// synchronize (host clock, after a warm-up), and back-to-back rates between
+// two CUDA events on the caller's stream. CUDA builds only.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
+#include "ferry/ferry.h"
+
+namespace ferry::bench {
+
+inline void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s failed: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+inline void check_ferry(ferry_status s, const char* what) {
+  if (s != FERRY_OK) {
+    std::fprintf(stderr, "%s failed: %s\n", what, ferry_last_error());
+    std::exit(1);
+  }
+}
+
+inline double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
+}
+
+inline double us_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Times `calls` calls of `one` back to back on `stream` with events, after a
+// warm-up; returns calls per second.
+template <typename Fn>
+double rate(cudaStream_t stream, int calls, Fn&& one) {
+  cudaEvent_t start, stop;
+  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+  for (int i = 0; i < 10; ++i) one();  // warm-up
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  check_cuda(cudaEventRecord(start, stream), "cudaEventRecord");
+  for (int i = 0; i < calls; ++i) one();
+  check_cuda(cudaEventRecord(stop, stream), "cudaEventRecord");
+  check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
+  float ms = 0;
+  check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return calls / (ms / 1e3);
+}
+
+// p50 and p99 latency in microseconds of `one` followed by a synchronize of
+// `stream`, host clock, after 20 warm-up calls.
+template <typename Fn>
+std::pair<double, double> latency(cudaStream_t stream, int calls, Fn&& one) {
+  std::vector<double> us;
+  for (int i = 0; i < calls + 20; ++i) {
+    const auto t = std::chrono::steady_clock::now();
+    one();
+    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    if (i >= 20) us.push_back(us_since(t));
+  }
+  return {percentile(us, 0.5), percentile(us, 0.99)};
+}
+
+}  // namespace ferry::bench

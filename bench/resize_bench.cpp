@@ -1,0 +1,478 @@
+// ferry_bench_resize: resize in the fused pass (issue 14), three tables from
+// one run, each beside its baseline measured in the same process:
+//  1. the kernel: each mode and interpolation on device data, its effective
+//     bandwidth (the source window's bytes read once + the output's bytes
+//     written) against a device-to-device cudaMemcpy of the same bytes;
+//     target 0.7 for bilinear, the others reported;
+//  2. detector input: one 1920x1080x3 BGR frame from pinned memory,
+//     letterboxed to 640x640 RGB f16 NCHW into the engine's buffer on the
+//     engine's stream: p50 latency against a pinned cudaMemcpy of the frame
+//     (target +20 us) and the back-to-back rate against the memcpy's (0.95);
+//  3. training input: 256 images of 300-500 px per side at their own sizes,
+//     each a RandomResizedCrop to 224x224 with a random flip, normalized f16
+//     NCHW, from pageable memory (and, to show what staging costs, the same
+//     images in pinned memory): source bytes per second against a pinned
+//     cudaMemcpy of the same bytes (the bus limit; target 0.9).
+// torchvision's and the resize-on-the-CPU-first baselines of the training
+// table run from Python: bench/python/resize_bench.py.
+//
+//   ferry_bench_resize [--n 256] [--iters 30] [--frames 300] [--batches 20] [--in-flight 3]
+//                      [--tables kernel,detector,training]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "c_api/struct_convert.h"
+#include "core/convert/convert_plan.h"
+#include "ferry/ferry.h"
+
+#if FERRY_HAVE_CUDA
+#include "bench/gpu_timing.h"
+#endif
+
+namespace {
+
+struct Options {
+  int n = 256, iters = 30, frames = 300, batches = 20, in_flight = 3;
+  std::string tables = "kernel,detector,training";  // which tables to run
+};
+
+[[noreturn]] void usage(int code) {
+  std::fprintf(stderr,
+               "usage: ferry_bench_resize [--n N] [--iters N] [--frames N] [--batches N] [--in-flight N]\n"
+               "                          [--tables kernel,detector,training]\n");
+  std::exit(code);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> int {
+      if (i + 1 >= argc) usage(2);
+      return std::atoi(argv[++i]);
+    };
+    if (a == "--n") o.n = next();
+    else if (a == "--iters") o.iters = next();
+    else if (a == "--frames") o.frames = next();
+    else if (a == "--batches") o.batches = next();
+    else if (a == "--in-flight") o.in_flight = next();
+    else if (a == "--tables" && i + 1 < argc) o.tables = argv[++i];
+    else if (a == "-h" || a == "--help") usage(0);
+    else usage(2);
+  }
+  if (o.n < 1 || o.iters < 3 || o.frames < 10 || o.batches < 3 || o.in_flight < 1) usage(2);
+  return o;
+}
+
+// A batch of images at their own sizes, each drawn 300-500 px per side, with
+// a RandomResizedCrop window (scale 0.08-1, ratio 3/4-4/3) and a random flip.
+struct ImageBatch {
+  std::vector<std::vector<std::uint8_t>> pixels;  // pageable
+  std::vector<ferry_sample_desc> descs;
+  std::vector<ferry_rectf> windows;
+  std::vector<std::uint8_t> mirrors;
+  std::size_t bytes = 0;
+
+  explicit ImageBatch(int n, std::uint32_t seed = 7) {
+    std::mt19937 rng(seed);
+    auto real = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+    for (int i = 0; i < n; ++i) {
+      const int h = std::uniform_int_distribution<int>(300, 500)(rng), w = std::uniform_int_distribution<int>(300, 500)(rng);
+      pixels.emplace_back(static_cast<std::size_t>(h * w * 3));
+      for (auto& p : pixels.back()) p = static_cast<std::uint8_t>(rng());
+      ferry_sample_desc d{};
+      d.data = pixels.back().data(), d.bytes = pixels.back().size(), d.h = h, d.w = w;
+      descs.push_back(d);
+      bytes += d.bytes;
+      const double area = real(0.08, 1.0) * h * w, ratio = std::exp(real(std::log(0.75), std::log(4.0 / 3.0)));
+      const double cw = std::floor(std::min<double>(w, std::sqrt(area * ratio)));
+      const double ch = std::floor(std::min<double>(h, std::sqrt(area / ratio)));
+      windows.push_back(ferry_rectf{static_cast<float>(std::floor(real(0.0, w - cw))),
+                                    static_cast<float>(std::floor(real(0.0, h - ch))), static_cast<float>(cw),
+                                    static_cast<float>(ch)});
+      mirrors.push_back(static_cast<std::uint8_t>(rng() % 2));
+    }
+  }
+  ferry_source source() const {
+    ferry_source s;
+    ferry_source_init(&s, sizeof s);
+    s.n = static_cast<std::int64_t>(descs.size()), s.c = 3;
+    s.sample_descs = descs.data();
+    return s;
+  }
+  // RandomResizedCrop + flip to 224x224, normalized f16 NCHW.
+  ferry_transform transform(ferry_interpolation interp = FERRY_INTERP_LINEAR) const {
+    ferry_transform t;
+    ferry_transform_init(&t, sizeof t);
+    t.out_dtype = FERRY_DTYPE_FLOAT16;
+    t.resize_w = t.resize_h = 224;
+    t.interpolation = interp;
+    const float mean[3] = {0.485f, 0.456f, 0.406f}, stdev[3] = {0.229f, 0.224f, 0.225f};
+    for (int k = 0; k < 3; ++k) t.mean[k] = mean[k], t.std[k] = stdev[k];
+    t.per_sample_window = windows.data();
+    t.per_sample_mirror = mirrors.data();
+    t.per_sample_count = static_cast<std::int64_t>(descs.size());
+    return t;
+  }
+};
+
+// The source bytes a resized conversion reads: per sample, the pixels the
+// shown part of the resized image covers (letterbox bars read nothing).
+std::size_t window_bytes(const ferry_source& s, const ferry_transform& t) {
+  const ferry::core::ConvertPlan plan =
+      ferry::core::make_convert_plan(ferry::api::to_core(s), ferry::api::to_core(t), nullptr);
+  auto span = [](const ferry::core::ResizeAxis& a, std::int64_t out) {
+    const std::int64_t r0 = std::max<std::int64_t>(0, a.offset), r1 = std::min<std::int64_t>(a.length, a.offset + out);
+    if (r1 <= r0) return std::int64_t{0};
+    const auto lo = std::max<std::int64_t>(a.lo, static_cast<std::int64_t>(std::floor(a.origin + r0 * a.scale)));
+    const auto hi = std::min<std::int64_t>(a.hi + 1, static_cast<std::int64_t>(std::ceil(a.origin + r1 * a.scale)));
+    return std::max<std::int64_t>(0, hi - lo);
+  };
+  std::size_t bytes = 0;
+  for (std::int64_t g = 0; g < plan.n; ++g) {
+    const ferry::core::ResizeAxes& ax = plan.resize_of(g);
+    bytes += static_cast<std::size_t>(span(ax.x, plan.out_w) * span(ax.y, plan.out_h) * plan.c);
+  }
+  return bytes;
+}
+
+const char* interpolation_name(ferry_interpolation m) {
+  switch (m) {
+    case FERRY_INTERP_NEAREST: return "nearest";
+    case FERRY_INTERP_LINEAR: return "bilinear";
+    case FERRY_INTERP_CUBIC: return "bicubic";
+    case FERRY_INTERP_AREA: return "area";
+    case FERRY_INTERP_LINEAR_ANTIALIAS: return "bilinear antialias";
+  }
+  return "?";
+}
+
+// 1080p BGR frames at `data` (n of them).
+ferry_source frames_source(const void* data, std::int64_t n) {
+  ferry_source s;
+  ferry_source_init(&s, sizeof s);
+  s.data = data, s.bytes = static_cast<std::size_t>(n) * 1080 * 1920 * 3, s.n = n, s.h = 1080, s.w = 1920, s.c = 3;
+  return s;
+}
+
+// A detector's input: letterboxed to 640x640, BGR -> RGB f16 NCHW in [0, 1], bars of 114 (YOLO's gray).
+ferry_transform letterbox_transform() {
+  ferry_transform t;
+  ferry_transform_init(&t, sizeof t);
+  t.out_dtype = FERRY_DTYPE_FLOAT16, t.resize_w = t.resize_h = 640, t.resize_mode = FERRY_RESIZE_LETTERBOX;
+  t.out_channels = 3, t.channel_map[0] = 2, t.channel_map[1] = 1, t.channel_map[2] = 0;
+  t.scale = 1.0f / 255.0f;
+  for (int k = 0; k < 3; ++k) t.letterbox_value[k] = 114.0f / 255.0f;
+  return t;
+}
+
+}  // namespace
+
+#if FERRY_HAVE_CUDA
+namespace {
+
+using ferry::bench::check_cuda;
+using ferry::bench::latency;
+using ferry::bench::rate;
+constexpr auto check = ferry::bench::check_ferry;
+
+// Milliseconds per call of `fn` on `stream`: the median of bursts of 10 calls
+// between two events (the host's launch cost hidden as in a pipeline).
+template <typename Fn>
+double burst_ms(cudaStream_t stream, int iters, Fn&& fn) {
+  cudaEvent_t a, b;
+  check_cuda(cudaEventCreate(&a), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&b), "cudaEventCreate");
+  for (int i = 0; i < 5; ++i) fn();
+  std::vector<double> ms;
+  for (int i = 0; i < iters; ++i) {
+    check_cuda(cudaEventRecord(a, stream), "cudaEventRecord");
+    for (int c = 0; c < 10; ++c) fn();
+    check_cuda(cudaEventRecord(b, stream), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(b), "cudaEventSynchronize");
+    float t = 0;
+    check_cuda(cudaEventElapsedTime(&t, a, b), "cudaEventElapsedTime");
+    ms.push_back(t / 10.0);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return ferry::bench::percentile(ms, 0.5);
+}
+
+struct KernelRow {
+  std::string name;
+  ferry_source source;
+  ferry_transform transform;
+  bool bilinear;
+};
+
+// Table 1: the kernel on device data, against a D2D copy of the same bytes.
+void kernel_table(ferry_context_t ctx, cudaStream_t stream, const Options& o) {
+  const int n = o.n;
+  // Images of one size (400x400 and 200x200 packed) and at their own sizes, and 1080p frames.
+  const std::size_t uniform_bytes = static_cast<std::size_t>(n) * 400 * 400 * 3;
+  ImageBatch images(n, 11);
+  const int frames = std::max(1, n / 16);
+  const std::size_t frame_bytes = frames_source(nullptr, frames).bytes;
+  const std::size_t in_bytes = std::max({uniform_bytes, images.bytes, frame_bytes});
+  std::uint8_t* d_in = nullptr;
+  check_cuda(cudaMalloc(reinterpret_cast<void**>(&d_in), in_bytes), "cudaMalloc");
+  {
+    std::vector<std::uint8_t> noise(in_bytes);
+    std::uint32_t x = 99;
+    for (auto& b : noise) b = static_cast<std::uint8_t>((x = x * 1664525u + 1013904223u) >> 24);
+    check_cuda(cudaMemcpy(d_in, noise.data(), in_bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+  // The variable-size images, on the device (packed one after another).
+  std::vector<ferry_sample_desc> device_descs = images.descs;
+  std::size_t offset = 0;
+  for (ferry_sample_desc& d : device_descs) d.data = d_in + offset, offset += d.bytes;
+
+  auto uniform = [&](int side) {
+    ferry_source s;
+    ferry_source_init(&s, sizeof s);
+    s.data = d_in, s.n = n, s.h = side, s.w = side, s.c = 3;
+    s.bytes = static_cast<std::size_t>(n) * side * side * 3;
+    return s;
+  };
+  auto normalized = [](ferry_transform& t) {
+    const float mean[3] = {0.485f, 0.456f, 0.406f}, stdev[3] = {0.229f, 0.224f, 0.225f};
+    for (int k = 0; k < 3; ++k) t.mean[k] = mean[k], t.std[k] = stdev[k];
+  };
+  std::vector<KernelRow> rows;
+  const ferry_interpolation all[] = {FERRY_INTERP_NEAREST, FERRY_INTERP_LINEAR, FERRY_INTERP_CUBIC, FERRY_INTERP_AREA,
+                                     FERRY_INTERP_LINEAR_ANTIALIAS};
+  for (ferry_interpolation m : all) {
+    ferry_transform t;
+    ferry_transform_init(&t, sizeof t);
+    t.out_dtype = FERRY_DTYPE_FLOAT16, t.resize_w = t.resize_h = 224, t.interpolation = m;
+    normalized(t);
+    rows.push_back({std::string("stretch 400->224 ") + interpolation_name(m) + " f16 NCHW", uniform(400), t,
+                    m == FERRY_INTERP_LINEAR});
+  }
+  {
+    ferry_transform t;
+    ferry_transform_init(&t, sizeof t);
+    t.out_dtype = FERRY_DTYPE_FLOAT16, t.resize_w = t.resize_h = 448;
+    normalized(t);
+    rows.push_back({"stretch 200->448 (upscale) bilinear f16 NCHW", uniform(200), t, true});
+  }
+  {
+    ferry_source s = images.source();
+    s.sample_descs = device_descs.data();
+    for (ferry_interpolation m : {FERRY_INTERP_LINEAR, FERRY_INTERP_LINEAR_ANTIALIAS})
+      rows.push_back({std::string("RandomResizedCrop+flip 300-500px->224 ") + interpolation_name(m) + " f16 NCHW", s,
+                      images.transform(m), m == FERRY_INTERP_LINEAR});
+    ferry_transform t;
+    ferry_transform_init(&t, sizeof t);
+    t.out_dtype = FERRY_DTYPE_FLOAT16, t.resize_w = t.resize_h = 224;
+    t.resize_mode = FERRY_RESIZE_SHORTER_SIDE, t.resize_shorter = 256;
+    normalized(t);
+    rows.push_back({"Resize(256)+CenterCrop(224) 300-500px bilinear f16 NCHW", s, t, true});
+  }
+  {
+    const ferry_source s = frames_source(d_in, frames);
+    ferry_transform t = letterbox_transform();
+    for (ferry_interpolation m : {FERRY_INTERP_LINEAR, FERRY_INTERP_AREA}) {
+      t.interpolation = m;
+      rows.push_back({std::string("letterbox 1080p->640 ") + interpolation_name(m) + " BGR->RGB f16 NCHW", s, t,
+                      m == FERRY_INTERP_LINEAR});
+    }
+  }
+  std::size_t out_max = 0;
+  for (const KernelRow& r : rows) {
+    ferry_tensor_info info;
+    ferry_tensor_info_init(&info, sizeof info);
+    check(ferry_transform_describe_output(&info, &r.source, &r.transform), r.name.c_str());
+    out_max = std::max(out_max, info.bytes);
+  }
+  std::uint8_t *d_out = nullptr, *d_copy = nullptr;
+  check_cuda(cudaMalloc(reinterpret_cast<void**>(&d_out), out_max + in_bytes), "cudaMalloc");
+  check_cuda(cudaMalloc(reinterpret_cast<void**>(&d_copy), out_max + in_bytes), "cudaMalloc");
+  std::printf("\n## kernel: resize on device data (%d images or %d frames), median of %d bursts of 10\n", n, frames,
+              o.iters);
+  std::printf("| case | ms | GB/s (window read + written) | d2d GB/s | ratio | target | met |\n"
+              "|---|---|---|---|---|---|---|\n");
+  for (const KernelRow& r : rows) {
+    ferry_tensor_info info;
+    ferry_tensor_info_init(&info, sizeof info);
+    check(ferry_transform_describe_output(&info, &r.source, &r.transform), r.name.c_str());
+    ferry_output out;
+    ferry_output_init(&out, sizeof out);
+    out.data = d_out, out.bytes = info.bytes;
+    const std::size_t moved = window_bytes(r.source, r.transform) + info.bytes;
+    const double kernel_ms = burst_ms(stream, o.iters, [&] {
+      check(ferry_transform_apply(ctx, &r.source, &r.transform, &out, stream), r.name.c_str());
+    });
+    const double copy_ms = burst_ms(stream, o.iters, [&] {
+      check_cuda(cudaMemcpyAsync(d_copy, d_out, moved / 2, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
+    });
+    const double ratio = copy_ms / kernel_ms;
+    std::printf("| %s | %.4f | %.1f | %.1f | %.3f | %s | %s |\n", r.name.c_str(), kernel_ms, moved / kernel_ms / 1e6,
+                moved / copy_ms / 1e6, ratio, r.bilinear ? ">= 0.70" : "report",
+                r.bilinear ? (ratio >= 0.7 ? "yes" : "NO") : "-");
+  }
+  cudaFree(d_copy);
+  cudaFree(d_out);
+  cudaFree(d_in);
+}
+
+// Table 2: one 1080p frame letterboxed to 640x640, engine style.
+void detector_table(ferry_context_t ctx, cudaStream_t engine, const Options& o) {
+  const std::size_t frame_bytes = std::size_t{1920} * 1080 * 3;
+  void* frame = nullptr;
+  check(ferry_memory_alloc_host(&frame, ctx, frame_bytes), "ferry_memory_alloc_host");
+  std::uint32_t x = 5;
+  for (std::size_t i = 0; i < frame_bytes; ++i)
+    static_cast<std::uint8_t*>(frame)[i] = static_cast<std::uint8_t>((x = x * 1664525u + 1013904223u) >> 24);
+  const ferry_source src = frames_source(frame, 1);
+  const ferry_transform t = letterbox_transform();
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  check(ferry_transform_describe_output(&info, &src, &t), "ferry_transform_describe_output");
+  void *input_tensor = nullptr, *copy_dst = nullptr;
+  check_cuda(cudaMalloc(&input_tensor, info.bytes), "cudaMalloc");
+  check_cuda(cudaMalloc(&copy_dst, frame_bytes), "cudaMalloc");
+  ferry_output out;
+  ferry_output_init(&out, sizeof out);
+  out.data = input_tensor, out.bytes = info.bytes;
+  ferry_submit_options so;
+  ferry_submit_options_init(&so, sizeof so);
+  so.handoff_stream = engine, so.has_handoff_stream = 1;
+  auto memcpy_frame = [&] {
+    check_cuda(cudaMemcpyAsync(copy_dst, frame, frame_bytes, cudaMemcpyHostToDevice, engine), "cudaMemcpyAsync");
+  };
+  auto ferry_frame = [&] {
+    ferry_batch_t b = nullptr;
+    check(ferry_batch_submit(&b, ctx, &src, &t, &out, &so), "ferry_batch_submit");
+    check(ferry_batch_release(b), "ferry_batch_release");
+  };
+  const auto [copy_p50, copy_p99] = latency(engine, o.frames, memcpy_frame);
+  const auto [ferry_p50, ferry_p99] = latency(engine, o.frames, ferry_frame);
+  const double copy_rate = rate(engine, o.frames, memcpy_frame);
+  const double ferry_rate = rate(engine, o.frames, ferry_frame);
+  std::printf("\n## detector input: 1920x1080x3 BGR, pinned -> 640x640 letterbox RGB f16 NCHW, caller's buffer on "
+              "the engine's stream (%d frames)\n",
+              o.frames);
+  std::printf("| row | ferry | pinned memcpy of the frame | target | met |\n|---|---|---|---|---|\n");
+  std::printf("| latency p50 (us) | %.1f (p99 %.1f) | %.1f (p99 %.1f) | <= memcpy + 20 (%+.1f) | %s |\n", ferry_p50,
+              ferry_p99, copy_p50, copy_p99, ferry_p50 - copy_p50, ferry_p50 <= copy_p50 + 20 ? "yes" : "NO");
+  std::printf("| back to back (frames/s) | %.0f | %.0f | >= 0.95 of memcpy (%.3f) | %s |\n", ferry_rate, copy_rate,
+              ferry_rate / copy_rate, ferry_rate >= 0.95 * copy_rate ? "yes" : "NO");
+  cudaFree(input_tensor);
+  cudaFree(copy_dst);
+  ferry_memory_free_host(ctx, frame);
+}
+
+// Seconds per batch of `submit` kept `in_flight` deep, each waited for and released in turn.
+double pipelined_seconds(ferry_context_t ctx, const ferry_source& s, const ferry_transform& t, const Options& o) {
+  auto run = [&](int batches) {
+    std::vector<ferry_batch_t> queue;
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < batches; ++i) {
+      ferry_batch_t b = nullptr;
+      check(ferry_batch_submit(&b, ctx, &s, &t, nullptr, nullptr), "ferry_batch_submit");
+      queue.push_back(b);
+      if (static_cast<int>(queue.size()) >= o.in_flight) {
+        check(ferry_batch_wait(queue.front()), "ferry_batch_wait");
+        check(ferry_batch_release(queue.front()), "ferry_batch_release");
+        queue.erase(queue.begin());
+      }
+    }
+    for (ferry_batch_t b : queue) {
+      check(ferry_batch_wait(b), "ferry_batch_wait");
+      check(ferry_batch_release(b), "ferry_batch_release");
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / batches;
+  };
+  run(3);  // warm-up: pools, ring, kernels loaded
+  std::vector<double> seconds;
+  for (int r = 0; r < 3; ++r) seconds.push_back(run(o.batches));
+  return ferry::bench::percentile(seconds, 0.5);
+}
+
+// Table 3: training input through the pipeline, against the bus limit.
+void training_table(ferry_context_t ctx, cudaStream_t stream, const Options& o) {
+  ImageBatch images(o.n, 3);
+  const ferry_source pageable = images.source();
+  const ferry_transform t = images.transform();
+  // The same images in pinned memory (one block), and the bus limit: one pinned copy of all their bytes.
+  void* pinned = nullptr;
+  check(ferry_memory_alloc_host(&pinned, ctx, images.bytes), "ferry_memory_alloc_host");
+  std::vector<ferry_sample_desc> pinned_descs = images.descs;
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < pinned_descs.size(); ++i) {
+    std::memcpy(static_cast<std::uint8_t*>(pinned) + offset, images.pixels[i].data(), images.descs[i].bytes);
+    pinned_descs[i].data = static_cast<std::uint8_t*>(pinned) + offset;
+    offset += images.descs[i].bytes;
+  }
+  ferry_source from_pinned = pageable;
+  from_pinned.sample_descs = pinned_descs.data();
+  void* d_copy = nullptr;
+  check_cuda(cudaMalloc(&d_copy, images.bytes), "cudaMalloc");
+  const double copies_per_s = rate(stream, o.batches * 3, [&] {
+    check_cuda(cudaMemcpyAsync(d_copy, pinned, images.bytes, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+  });
+  const double limit_gbs = copies_per_s * images.bytes / 1e9;
+  const double pageable_s = pipelined_seconds(ctx, pageable, t, o);
+  const double pinned_s = pipelined_seconds(ctx, from_pinned, t, o);
+  std::printf("\n## training input: %d images 300-500 px (%.1f MB uint8), RandomResizedCrop+flip -> 224x224 "
+              "normalized f16 NCHW, %d batches, %d in flight\n",
+              o.n, images.bytes / 1e6, o.batches, o.in_flight);
+  std::printf("| row | ms / batch | GB/s of source | x bus limit | target | met |\n|---|---|---|---|---|---|\n");
+  std::printf("| bus limit: pinned cudaMemcpy of the same bytes | %.3f | %.2f | 1.000 | | |\n", 1e3 / copies_per_s,
+              limit_gbs);
+  const double pageable_ratio = images.bytes / pageable_s / 1e9 / limit_gbs;
+  std::printf("| ferry, pageable images (staged) | %.3f | %.2f | %.3f | >= 0.90 | %s |\n", pageable_s * 1e3,
+              images.bytes / pageable_s / 1e9, pageable_ratio, pageable_ratio >= 0.9 ? "yes" : "NO");
+  std::printf("| ferry, the same images in pinned memory | %.3f | %.2f | %.3f | report | - |\n", pinned_s * 1e3,
+              images.bytes / pinned_s / 1e9, images.bytes / pinned_s / 1e9 / limit_gbs);
+  cudaFree(d_copy);
+  ferry_memory_free_host(ctx, pinned);
+}
+
+int run(const Options& o) {
+  ferry_context_options co;
+  ferry_context_options_init(&co, sizeof co);
+  co.device_kind = FERRY_DEVICE_CUDA;
+  ferry_context_t ctx = nullptr;
+  check(ferry_context_create(&ctx, &co), "ferry_context_create");
+  cudaStream_t stream = nullptr;
+  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  cudaDeviceProp prop{};
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  check_cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  std::printf("ferry_bench_resize on %s (%d SMs); every baseline from this run\n", prop.name,
+              prop.multiProcessorCount);
+  if (o.tables.find("kernel") != std::string::npos) kernel_table(ctx, stream, o);
+  if (o.tables.find("detector") != std::string::npos) detector_table(ctx, stream, o);
+  if (o.tables.find("training") != std::string::npos) training_table(ctx, stream, o);
+  cudaStreamDestroy(stream);
+  check(ferry_context_destroy(ctx), "ferry_context_destroy");
+  return 0;
+}
+
+}  // namespace
+#endif
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+#if FERRY_HAVE_CUDA
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) return run(o);
+#endif
+  // Without a GPU: the training batch's description is still checked, so the
+  // benchmark's own inputs are known valid wherever it builds.
+  ImageBatch images(std::min(o.n, 8));
+  std::printf("ferry_bench_resize: SKIPPED (no CUDA device or driver); %s reads %zu window bytes of %zu\n",
+              interpolation_name(FERRY_INTERP_LINEAR), window_bytes(images.source(), images.transform()), images.bytes);
+  return 0;
+}

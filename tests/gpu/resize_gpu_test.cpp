@@ -1,0 +1,244 @@
+// Resize (transform.resize_w/h) and samples of different sizes
+// (source.sample_descs) on the GPU: every output byte equal to the CPU
+// backend's, the device output poisoned first and guarded by canaries
+// (window_case_check.h), through ferry_transform_apply on device sources
+// (samples inline in the kernel parameter and through the uploaded table) and
+// through ferry_batch_submit from pageable memory (staged, several chunks)
+// and from pinned memory (copied directly).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ferry/ferry.h"
+#include "tests/gpu/gpu_test_util.h"
+#include "tests/support/convert_resize_cases.h"
+#include "tests/support/variable_size_cases.h"
+
+#if FERRY_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include "tests/gpu/window_case_check.h"
+
+using namespace ferry::test;
+
+namespace {
+
+// A variable-size case as window_case_check.h takes it.
+struct VariableCheck {
+  ferry_source source{};
+  ferry_transform transform{};
+  ferry_output output{};
+};
+
+VariableCheck check_of(const VariableCase& k) {
+  VariableCheck c;
+  c.source = variable_source(k.descs, k.c, k.layout);
+  c.transform = k.transform;
+  ferry_output_init(&c.output, sizeof c.output);
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  EXPECT_EQ(ferry_transform_describe_output(&info, &c.source, &c.transform), FERRY_OK) << ferry_last_error();
+  c.output.bytes = info.bytes;
+  return c;
+}
+
+// Training input: n images of 300-500 px per side at their own sizes, each a
+// RandomResizedCrop (scale 0.08-1, ratio 3/4-4/3) to 224 x 224 with a random
+// flip, normalized; interpolation as given.
+struct TrainingBatch {
+  VariableCase k;
+  std::vector<ferry_rectf> windows;
+};
+
+TrainingBatch training_batch(std::mt19937& rng, int n, ferry_interpolation interp, ferry_dtype dtype) {
+  TrainingBatch b;
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto real = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  b.k.c = 3;
+  b.k.layout = FERRY_LAYOUT_NHWC;
+  for (int i = 0; i < n; ++i) {
+    const int h = pick(300, 500), w = pick(300, 500);
+    b.k.samples.push_back(random_sample(rng, h, w, 3, FERRY_LAYOUT_NHWC));
+    b.k.descs.push_back(b.k.samples.back().desc());
+    const double area = real(0.08, 1.0) * h * w, ratio = std::exp(real(std::log(0.75), std::log(4.0 / 3.0)));
+    const double cw = std::min<double>(w, std::sqrt(area * ratio)), ch = std::min<double>(h, std::sqrt(area / ratio));
+    const double x = real(0.0, w - cw), y = real(0.0, h - ch);
+    b.windows.push_back(ferry_rectf{static_cast<float>(x), static_cast<float>(y), static_cast<float>(std::floor(cw)),
+                                    static_cast<float>(std::floor(ch))});
+    b.k.mirrors.push_back(static_cast<std::uint8_t>(pick(0, 1)));
+  }
+  ferry_transform& t = b.k.transform;
+  ferry_transform_init(&t, sizeof t);
+  t.out_dtype = dtype;
+  t.resize_w = t.resize_h = 224;
+  t.interpolation = interp;
+  const float mean[3] = {0.485f, 0.456f, 0.406f}, stdev[3] = {0.229f, 0.224f, 0.225f};
+  if (dtype != FERRY_DTYPE_UINT8)  // uint8 output does no arithmetic
+    for (int k = 0; k < 3; ++k) t.mean[k] = mean[k], t.std[k] = stdev[k];
+  t.per_sample_window = b.windows.data();
+  t.per_sample_mirror = b.k.mirrors.data();
+  t.per_sample_count = n;
+  return b;
+}
+
+// The batch's output through ferry_batch_submit on `ctx`, copied to the host.
+std::vector<std::uint8_t> submitted_output(ferry_context_t ctx, const ferry_source& src, const ferry_transform& t,
+                                           std::uint64_t chunk_bytes, std::string& problem) {
+  ferry_submit_options options;
+  ferry_submit_options_init(&options, sizeof options);
+  options.chunk_bytes = chunk_bytes;
+  ferry_batch_t batch = nullptr;
+  if (ferry_batch_submit(&batch, ctx, &src, &t, nullptr, &options) != FERRY_OK) {
+    problem = std::string("ferry_batch_submit: ") + ferry_last_error();
+    return {};
+  }
+  std::vector<std::uint8_t> out;
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  if (ferry_batch_wait(batch) != FERRY_OK || ferry_batch_describe_output(&info, batch) != FERRY_OK) {
+    problem = std::string("ferry_batch_wait: ") + ferry_last_error();
+  } else {
+    out.resize(info.bytes);
+    if (cudaMemcpy(out.data(), info.data, info.bytes, cudaMemcpyDeviceToHost) != cudaSuccess) problem = "copy back";
+  }
+  ferry_batch_release(batch);
+  return out;
+}
+
+std::vector<std::uint8_t> cpu_output(ferry_context_t cpu, const ferry_source& src, const ferry_transform& t) {
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  EXPECT_EQ(ferry_transform_describe_output(&info, &src, &t), FERRY_OK) << ferry_last_error();
+  std::vector<std::uint8_t> out(info.bytes, poison);
+  ferry_output o;
+  ferry_output_init(&o, sizeof o);
+  o.data = out.data(), o.bytes = out.size();
+  EXPECT_EQ(ferry_transform_apply(cpu, &src, &t, &o, nullptr), FERRY_OK) << ferry_last_error();
+  return out;
+}
+
+std::string first_difference(const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want) {
+  if (got.size() != want.size()) return "sizes " + std::to_string(got.size()) + " and " + std::to_string(want.size());
+  for (std::size_t b = 0; b < got.size(); ++b)
+    if (got[b] != want[b])
+      return "byte " + std::to_string(b) + " of " + std::to_string(got.size()) + ": gpu " + std::to_string(got[b]) +
+             ", cpu " + std::to_string(want[b]);
+  return "";
+}
+
+constexpr ferry_interpolation kInterpolations[] = {FERRY_INTERP_NEAREST, FERRY_INTERP_LINEAR, FERRY_INTERP_CUBIC,
+                                                   FERRY_INTERP_AREA, FERRY_INTERP_LINEAR_ANTIALIAS};
+
+}  // namespace
+
+// Small random cases of every interpolation, mode and dtype (source forms,
+// layouts, channel maps, windows, mirrors, per-sample mean/std, padded
+// output strides: convert_resize_cases.h).
+TEST(ResizeGpu, RandomCasesMatchTheCpuBackend) {
+  FERRY_REQUIRE_GPU();
+  WindowCaseRig rig;
+  ASSERT_EQ(rig.problem, "");
+  const ferry_resize_mode modes[] = {FERRY_RESIZE_STRETCH, FERRY_RESIZE_LETTERBOX, FERRY_RESIZE_SHORTER_SIDE};
+  const ferry_dtype dtypes[] = {FERRY_DTYPE_UINT8, FERRY_DTYPE_FLOAT32, FERRY_DTYPE_FLOAT16, FERRY_DTYPE_BFLOAT16};
+  int cases = 0, failures = 0;
+  std::uint32_t seed = 1;
+  for (ferry_interpolation m : kInterpolations)
+    for (ferry_resize_mode mode : modes)
+      for (ferry_dtype d : dtypes)
+        for (int rep = 0; rep < 8; ++rep) {
+          auto c = make_resize_case(seed++ * 2654435761u, m, mode, d);
+          ASSERT_NE(c, nullptr) << ferry_last_error();
+          ++cases;
+          const std::string problem = rig.check(*c);
+          if (!problem.empty() && ++failures <= 10) ADD_FAILURE() << c->name << ": " << problem;
+        }
+  EXPECT_EQ(failures, 0) << "of " << cases << " cases";
+}
+
+// Images of 300-500 px resized to 224 x 224, more samples than ride in the
+// kernel parameter (the uploaded table), every interpolation and dtype.
+TEST(ResizeGpu, TrainingCropsOfLargeImagesMatchTheCpuBackend) {
+  FERRY_REQUIRE_GPU();
+  WindowCaseRig rig(32 << 20, 16 << 20);
+  ASSERT_EQ(rig.problem, "");
+  std::mt19937 rng(2024);
+  const ferry_dtype dtypes[] = {FERRY_DTYPE_UINT8, FERRY_DTYPE_FLOAT32, FERRY_DTYPE_FLOAT16, FERRY_DTYPE_BFLOAT16};
+  for (ferry_interpolation m : kInterpolations)
+    for (ferry_dtype d : dtypes) {
+      TrainingBatch b = training_batch(rng, 7, m, d);
+      VariableCheck c = check_of(b.k);
+      EXPECT_EQ(rig.check(c), "") << "interpolation " << m << ", dtype " << d;
+    }
+}
+
+// Windows of one size in images of different sizes, inside or padded, with
+// mirrors and every output format; and the same images resized.
+TEST(VariableSizesGpu, WindowsAndResizesMatchTheCpuBackend) {
+  FERRY_REQUIRE_GPU();
+  WindowCaseRig rig;
+  ASSERT_EQ(rig.problem, "");
+  std::mt19937 rng(77);
+  int failures = 0;
+  for (int round = 0; round < 300; ++round) {
+    ResizedVariableCase r = random_resized_case(rng);
+    VariableCase k = round % 2 == 0 ? random_case(rng, round % 4 == 2) : std::move(r.k);
+    VariableCheck c = check_of(k);
+    const std::string problem = rig.check(c);
+    if (!problem.empty() && ++failures <= 10) ADD_FAILURE() << "round " << round << ": " << problem;
+  }
+  EXPECT_EQ(failures, 0);
+}
+
+// The pipeline: images at their own sizes from pageable memory (staged at
+// their own sizes, several chunks) and from pinned memory (one copy each),
+// resized on the GPU, equal to the CPU backend.
+TEST(VariableSizesGpu, BatchesFromPageableAndPinnedMemoryMatchTheCpuBackend) {
+  FERRY_REQUIRE_GPU();
+  ferry_context_t cpu = make_test_context(FERRY_DEVICE_CPU, 4);
+  ferry_context_t gpu = make_test_context(FERRY_DEVICE_CUDA, 4);
+  ASSERT_NE(cpu, nullptr);
+  ASSERT_NE(gpu, nullptr);
+  std::mt19937 rng(5);
+  for (ferry_interpolation m : {FERRY_INTERP_LINEAR, FERRY_INTERP_LINEAR_ANTIALIAS, FERRY_INTERP_NEAREST}) {
+    TrainingBatch b = training_batch(rng, 37, m, FERRY_DTYPE_FLOAT16);
+    const ferry_source src = variable_source(b.k.descs, 3, FERRY_LAYOUT_NHWC);
+    const std::vector<std::uint8_t> want = cpu_output(cpu, src, b.k.transform);
+    std::string problem;
+    const std::vector<std::uint8_t> staged = submitted_output(gpu, src, b.k.transform, 2 << 20, problem);
+    EXPECT_EQ(problem, "");
+    EXPECT_EQ(first_difference(staged, want), "") << "pageable, interpolation " << m;
+    std::vector<ferry_sample_desc> pinned = b.k.descs;
+    for (ferry_sample_desc& d : pinned) {
+      void* p = nullptr;
+      ASSERT_EQ(ferry_memory_alloc_host(&p, gpu, d.bytes), FERRY_OK) << ferry_last_error();
+      std::memcpy(p, d.data, d.bytes);
+      d.data = p;
+    }
+    const ferry_source pinned_src = variable_source(pinned, 3, FERRY_LAYOUT_NHWC);
+    const std::vector<std::uint8_t> direct = submitted_output(gpu, pinned_src, b.k.transform, 4 << 20, problem);
+    EXPECT_EQ(problem, "");
+    EXPECT_EQ(first_difference(direct, want), "") << "pinned, interpolation " << m;
+    for (ferry_sample_desc& d : pinned) EXPECT_EQ(ferry_memory_free_host(gpu, const_cast<void*>(d.data)), FERRY_OK);
+  }
+  // Windows of one size without resize, through the pipeline.
+  for (int round = 0; round < 20; ++round) {
+    VariableCase k = random_case(rng, round % 2 == 1);
+    const ferry_source src = variable_source(k.descs, k.c, k.layout);
+    std::string problem;
+    const std::vector<std::uint8_t> got = submitted_output(gpu, src, k.transform, 1024, problem);
+    EXPECT_EQ(problem, "");
+    EXPECT_EQ(first_difference(got, cpu_output(cpu, src, k.transform)), "") << "round " << round;
+  }
+  ferry_context_destroy(gpu);
+  ferry_context_destroy(cpu);
+}
+
+#else
+TEST(ResizeGpu, RandomCasesMatchTheCpuBackend) { GTEST_SKIP() << "built without the CUDA backend"; }
+#endif
