@@ -1,7 +1,7 @@
 /* A detector's input from images at their decoded sizes: each image
  * letterboxed to 640 x 640 (the aspect kept, grey bars), BGR to RGB, scaled to
  * 0..1, float16 NCHW, in one pass (ferry_source.sample_descs + resize).
- * On the CPU backend for now: the CUDA resize kernel is not in yet.
+ * On a GPU where there is one (the resample kernel), else on the CPU backend.
  * Prints where each image landed (its resized size and the bars), then "ok". */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,11 +28,8 @@ int main(void) {
     descs[i] = (ferry_sample_desc){.data = images[i], .bytes = bytes, .h = heights[i], .w = widths[i]};
   }
 
-  ferry_context_options options;
-  check(ferry_context_options_init(&options, sizeof options));
-  options.device_kind = FERRY_DEVICE_CPU;
   ferry_context_t ctx;
-  check(ferry_context_create(&ctx, &options));
+  check(ferry_context_create(&ctx, NULL)); /* a GPU if there is one, else the CPU backend */
 
   ferry_source src;
   check(ferry_source_init(&src, sizeof src));

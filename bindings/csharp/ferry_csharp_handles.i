@@ -413,8 +413,8 @@
     perSampleMirrorLength = values.Length;
     return this;
   }
-  /// <summary>Resizes each sample's window to width x height in the same pass (the CPU backend for
-  /// now; a CUDA context throws UnsupportedException). 0, 0: no resize.</summary>
+  /// <summary>Resizes each sample's window to width x height in the same pass (on a GPU or the CPU
+  /// backend, the same values). 0, 0: no resize.</summary>
   public Transform SetResize(long width, long height) {
     ResizeW = width;
     ResizeH = height;

@@ -406,8 +406,8 @@
   }
 
   /**
-   * Resizes each sample's window to width x height in the same pass (the CPU backend for now; a
-   * CUDA context throws FerryException.Unsupported). 0, 0: no resize.
+   * Resizes each sample's window to width x height in the same pass (on a GPU or the CPU backend,
+   * the same values). 0, 0: no resize.
    */
   public Transform setResize(long width, long height) {
     setResizeW(width);

@@ -9,7 +9,7 @@ any dtype (bfloat16 included), through ``data_ptr()`` and ``stride()``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -63,11 +63,21 @@ def _contiguous_strides(shape, item: int) -> Tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+_NUMPY_TYPE_NAMES: Dict[Any, str] = {}  # str(dtype) costs microseconds: once per dtype
+
+
+def _numpy_type_name(dtype: Any) -> str:
+    name = _NUMPY_TYPE_NAMES.get(dtype)
+    if name is None:
+        name = _NUMPY_TYPE_NAMES[dtype] = str(dtype)
+    return name
+
+
 def _from_numpy(arr: np.ndarray, keepalive: Any) -> ArrayView:
-    return ArrayView(address=arr.__array_interface__["data"][0], shape=tuple(arr.shape),
-                     strides=tuple(arr.strides), dtype=_TYPESTR_DTYPE.get(arr.dtype.str),
-                     type_name=str(arr.dtype), readonly=not arr.flags.writeable,
-                     on_device=False, keepalive=keepalive)
+    dtype = arr.dtype
+    return ArrayView(address=arr.ctypes.data, shape=arr.shape, strides=arr.strides,
+                     dtype=_TYPESTR_DTYPE.get(dtype.str), type_name=_numpy_type_name(dtype),
+                     readonly=not arr.flags.writeable, on_device=False, keepalive=keepalive)
 
 
 def _from_cuda_interface(obj: Any) -> ArrayView:

@@ -112,7 +112,7 @@ class Context:
             NumPy, a buffer (bytes, bytearray, memoryview) or a PyTorch CPU
             tensor; or a list of per-sample arrays (of different sizes where
             a resize, or per_sample_crop windows of one size, give one
-            output size; on the CPU backend for now). Not copied: it is kept
+            output size). Not copied: it is kept
             alive by the batch and must not change until ``source_reusable``.
         out: the caller's destination (NumPy on the CPU backend, a CUDA
             tensor/array on a GPU), shaped as the transform's output in its
@@ -128,7 +128,7 @@ class Context:
             per_sample_crop ((n, 4)), per_sample_mirror ((n,)),
             pad_channels_to_4, pad_value, pad_outside, fill_value.
         resize keywords (the window resampled to the output size in the same
-            pass; the CPU backend for now, a CUDA context raises UnsupportedError):
+            pass, on either backend):
             resize=(h, w) (or one int for a square), interpolation=
             Interpolation.LINEAR (or "nearest" (half-pixel centers, cv2's
             INTER_NEAREST_EXACT), "linear", "cubic", "area",

@@ -669,9 +669,21 @@ def test_area_shrinking_more_than_256_is_unsupported(ctx):
     ferry.output_info(images, resize=(1, 2), interpolation="linear")  # two taps at any scale
 
 
-@pytest.mark.skipif(ferry.device_count() == 0, reason="no CUDA device: resize on a CUDA context is checked on a GPU")
-def test_resize_on_a_cuda_context_is_unsupported_for_now():
-    images = random_images((1, 8, 8, 3), seed=0)
-    with ferry.Context(ferry.Device.CUDA) as gpu:
-        with pytest.raises(ferry.UnsupportedError):
-            gpu.submit(images, resize=(4, 4)).wait()
+@pytest.mark.skipif(ferry.device_count() == 0, reason="no CUDA device: the GPU's resize is checked on a GPU")
+@pytest.mark.parametrize("interpolation", ["nearest", "linear", "cubic", "area", "linear_antialias"])
+def test_resize_on_the_gpu_equals_the_cpu_backend(interpolation):
+    """The same list of images at their own sizes through a CUDA and a CPU context: every element equal."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    images = [rng.integers(0, 256, (int(h), int(w), 3), dtype=np.uint8)
+              for h, w in rng.integers(20, 90, size=(6, 2))]
+    windows = np.array([[1.5, 2.25, im.shape[1] * 0.7, im.shape[0] * 0.6] for im in images], dtype=np.float32)
+    kwargs = dict(resize=(24, 40), interpolation=interpolation, dtype="float16", per_sample_window=windows,
+                  per_sample_mirror=rng.integers(0, 2, len(images)), mean=0.5, std=0.25)
+    with ferry.Context(ferry.Device.CPU) as cpu, ferry.Context(ferry.Device.CUDA) as gpu:
+        with cpu.submit(images, **kwargs) as batch:
+            want = torch.from_dlpack(batch).clone()
+        with gpu.submit(images, **kwargs) as batch:
+            got = torch.from_dlpack(batch).cpu()
+    assert got.shape == want.shape == (6, 3, 24, 40)
+    assert torch.equal(got.view(torch.int16), want.view(torch.int16))

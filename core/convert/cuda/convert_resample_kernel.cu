@@ -1,5 +1,5 @@
 // The resample kernel: converts samples that are resized or of different
-// sizes. A block covers a 32-column x 32-row tile of one sample's output; a
+// sizes. A block covers a 32-column x 64-row tile of one sample's output; a
 // thread one column of it (all its channels), every 8th row. Each pixel's
 // value comes from the arithmetic of resize::resample
 // (core/convert/resize_taps.h) with the same roundings as the CPU backend,
@@ -8,12 +8,14 @@
 // the dtype's round to nearest even.
 //
 // Why a thread per column: the column's x taps (pointers and weights) are
-// worked out once per sample and serve every row; the taps of neighbouring
-// output pixels overlap and come from L1, so the source is read from memory
-// about once; the lanes of a warp write 32 consecutive pixels of a row, so
-// its stores are contiguous in either layout. What a pixel costs is the
-// byte loads and the tap arithmetic: bench/resize_bench.cpp measures it
-// against a device-to-device copy.
+// worked out once per sample and serve every row; a row's y taps once per
+// block (a table in shared memory); for linear and cubic, the source bytes
+// the tile reads are first copied into shared memory (resample_tile.cuh);
+// the lanes of a warp write 32 consecutive pixels of a row, so its stores
+// are contiguous in either layout. What a pixel costs is the byte loads and
+// the tap arithmetic (about 200 instructions a bilinear RGB pixel, issue-
+// bound: ncu on an H200): bench/resize_bench.cpp measures it against a
+// device-to-device copy.
 //
 // Instantiated per sampler (Copy and the five interpolations), mapped
 // channels (1..4) and output dtype.
@@ -23,6 +25,8 @@
 #include <type_traits>
 
 #include "core/convert/cuda/resample_params.h"
+#include "core/convert/cuda/resample_pixel.cuh"
+#include "core/convert/cuda/resample_tile.cuh"
 #include "core/convert/half_bits.h"
 #include "core/convert/resize_taps.h"
 #include "core/device/cuda/cuda_check.h"
@@ -31,7 +35,8 @@
 namespace ferry::core::cuda_convert {
 namespace {
 
-constexpr int kTileW = 32, kTileH = 8, kRowsPerThread = 4;
+constexpr int kTileW = 32, kTileH = 8, kRowsPerThread = 8;
+constexpr int kTileRows = kTileH * kRowsPerThread;
 constexpr int kMaxGridY = 65535, kMaxGridZ = 65535;
 
 template <DType D>
@@ -51,109 +56,35 @@ __device__ __forceinline__ Element<D> output_element(float v, float a, float b) 
   }
 }
 
-// The exact float of byte b: (0x4B000000 | b) - 2^23, without the slow I2F.
-__device__ __forceinline__ float byte_value(std::uint8_t b) {
-  return __fsub_rn(__uint_as_float(0x4B000000u | b), 8388608.0f);
-}
 
-// The interpolations with a fixed number of taps per axis (no normalization).
+// Resident blocks per SM asked of ptxas (its register cap): 4 (64 registers)
+// keeps the linear kernels' issue slots fed (measured on an H200: 80
+// registers, 3 blocks, issued 0.62 of the cycles); cubic's 16 taps spill
+// at 64, so it gets 2.
 template <Sampler S>
-inline constexpr int kFixedTaps = S == Sampler::Nearest ? 1 : S == Sampler::Linear ? 2 : S == Sampler::Cubic ? 4 : 0;
-
-// One thread's output column x of sample s: what every row of that column
-// shares, worked out once per sample. Then value() gives row y's N mapped
-// channels (false where the pixel is fill or letterbox).
-//  - Copy: the source column's pixel pointers (mirror and window applied).
-//  - Nearest, Linear, Cubic: the column's x taps, as a pointer per tap and
-//    channel (row 0) and a weight per tap, so a row costs its y taps, one
-//    row offset per y tap and the loads; the sums are resize::resample's, in
-//    its order.
-//  - Area, LinearAntialias (a tap count that depends on the scale):
-//    resize::resample itself.
-template <Sampler S, int N>
-struct Column {
-  static constexpr int T = kFixedTaps<S> > 0 ? kFixedTaps<S> : 1;
-  const std::uint8_t* tap[T][N];  // Copy: [0][k], the column's channel k in row 0
-  float weight[T];
-  std::int64_t channel[N];
-  int rx = 0;           // the resized column (interpolations)
-  bool inside = false;  // whether the column shows the image at all
-
-  __device__ __forceinline__ Column(const ResampleParams& p, const ResampleSample& s, int x) {
-#pragma unroll
-    for (int k = 0; k < N; ++k) channel[k] = p.channel_map[k] * s.stride_c;
-    const int mx = (s.mirror & kMirrorX) ? p.ow - 1 - x : x;
-    if constexpr (S == Sampler::Copy) {
-      const int sx = s.x + mx;
-      inside = sx >= 0 && sx < s.w;
-#pragma unroll
-      for (int k = 0; k < N; ++k) tap[0][k] = s.data + static_cast<std::int64_t>(sx) * s.stride_w + channel[k];
-    } else {
-      rx = mx + s.axes.x.offset;
-      inside = rx >= 0 && rx < s.axes.x.length;
-      if constexpr (kFixedTaps<S> > 0) {
-        int t = 0;
-        constexpr auto M = static_cast<Interpolation>(static_cast<int>(S));
-        resize::for_each_tap<M>(s.axes.x, inside ? rx : 0, [&](int j, float w) {
-#pragma unroll
-          for (int k = 0; k < N; ++k) tap[t][k] = s.data + static_cast<std::int64_t>(j) * s.stride_w + channel[k];
-          weight[t] = w;
-          ++t;
-        });
-      }
-    }
-  }
-
-  __device__ __forceinline__ bool value(const ResampleParams& p, const ResampleSample& s, int y, float (&v)[N]) const {
-    if (!inside) return false;
-    const int my = (s.mirror & kMirrorY) ? p.oh - 1 - y : y;
-    if constexpr (S == Sampler::Copy) {
-      const int sy = s.y + my;
-      if (sy < 0 || sy >= s.h) return false;
-      const std::int64_t row = static_cast<std::int64_t>(sy) * s.stride_h;
-#pragma unroll
-      for (int k = 0; k < N; ++k) v[k] = byte_value(__ldg(tap[0][k] + row));
-      return true;
-    } else {
-      const int ry = my + s.axes.y.offset;
-      if (ry < 0 || ry >= s.axes.y.length) return false;
-      constexpr auto M = static_cast<Interpolation>(static_cast<int>(S));
-      if constexpr (kFixedTaps<S> > 0) {
-#pragma unroll
-        for (int k = 0; k < N; ++k) v[k] = 0.0f;
-        resize::for_each_tap<M>(s.axes.y, ry, [&](int i, float wy) {
-          const std::int64_t row = static_cast<std::int64_t>(i) * s.stride_h;
-          float h[N];
-#pragma unroll
-          for (int k = 0; k < N; ++k) h[k] = 0.0f;
-#pragma unroll
-          for (int t = 0; t < T; ++t)
-#pragma unroll
-            for (int k = 0; k < N; ++k) h[k] = resize::add(h[k], resize::mul(weight[t], byte_value(__ldg(tap[t][k] + row))));
-#pragma unroll
-          for (int k = 0; k < N; ++k) v[k] = resize::add(v[k], resize::mul(wy, h[k]));
-        });
-      } else {
-        resize::resample<M, N>(s.axes, ry, rx, [&](int i, int j, float (&px)[N]) {
-          const std::uint8_t* at = s.data + static_cast<std::int64_t>(i) * s.stride_h + static_cast<std::int64_t>(j) * s.stride_w;
-#pragma unroll
-          for (int k = 0; k < N; ++k) px[k] = byte_value(__ldg(at + channel[k]));
-        }, v);
-      }
-      return true;
-    }
-  }
-};
+inline constexpr int kMinBlocks = S == Sampler::Cubic ? 2 : 4;
 
 // A block covers kTileW columns and kTileH * kRowsPerThread rows of one
 // sample's output; each thread one column, every kTileH-th row of the tile
 // (the warps of a block on neighbouring rows: their taps share source rows in L1).
 template <Sampler S, int N, DType D>
-__global__ void __launch_bounds__(kTileW * kTileH) resample_kernel(const __grid_constant__ ResampleParams p) {
+__global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kernel(const __grid_constant__ ResampleParams p) {
   using E = Element<D>;
+  constexpr int T = Column<S, N>::T;
+  // The source tile in shared memory, where it fits: for linear and cubic
+  // (H200: bilinear crops 0.27 -> 0.30 of a D2D copy, upscale 0.20 -> 0.23);
+  // nearest reads one byte per channel and ran slower through it (0.50 -> 0.43).
+  constexpr bool kStaged = kFixedTaps<S> >= 2;
+  __shared__ RowTaps<T> rows[kRowTable<S> ? kTileRows : 1];
+  __shared__ __align__(16) std::uint8_t tile_bytes[kStaged ? kTileBytes : 16];
+  __shared__ std::uint8_t tile_shift[kStaged ? kMaxFootprintRows : 1];
+  __shared__ TileBounds bounds;
+  int max_channel = 0;
+#pragma unroll
+  for (int k = 0; k < N; ++k) max_channel = max(max_channel, p.channel_map[k]);
   const int x = static_cast<int>(blockIdx.x) * kTileW + static_cast<int>(threadIdx.x);
-  if (x >= p.ow) return;
-  constexpr int kTileRows = kTileH * kRowsPerThread;
+  const bool active = x < p.ow;  // the others still fill the row table and meet the barriers
+  const int thread = static_cast<int>(threadIdx.y) * kTileW + static_cast<int>(threadIdx.x);
   E outside[N], pad = static_cast<E>(p.pad_bits);
 #pragma unroll
   for (int k = 0; k < N; ++k) outside[k] = static_cast<E>(S == Sampler::Copy ? p.fill_bits : p.letterbox_bits[k]);
@@ -161,16 +92,51 @@ __global__ void __launch_bounds__(kTileW * kTileH) resample_kernel(const __grid_
     // A copy in registers: read once, not again after every store (the
     // compiler cannot tell that the output does not alias the table).
     const ResampleSample s = p.table != nullptr ? p.table[i] : p.inline_samples[i];
-    const Column<S, N> column(p, s, x);
+    const Column<S, N> column(p, s, active ? x : 0);
     std::uint8_t* column_out = p.out + (p.first + i) * p.out_n + static_cast<std::int64_t>(x) * p.out_w;
     for (int tile = static_cast<int>(blockIdx.y) * kTileRows; tile < p.oh;
          tile += static_cast<int>(gridDim.y) * kTileRows) {
+      SourceTile source;
+      if constexpr (kRowTable<S>) {
+        __syncthreads();  // the previous tile's rows and source are read by now
+        if constexpr (kStaged) {
+          if (thread == 0) bounds.reset();
+          __syncthreads();
+        }
+        if (thread < kTileRows) {
+          rows[thread] = row_taps<S, T>(p, s, tile + thread);
+          if constexpr (kStaged)
+            if (rows[thread].inside) bounds.add_rows(rows[thread].index[0], rows[thread].index[T - 1]);
+        }
+        if constexpr (kStaged)
+          if (threadIdx.y == 0 && active && column.inside) bounds.add_columns(column.index[0], column.index[T - 1]);
+        __syncthreads();
+        if constexpr (kStaged)
+          source = stage_tile(p, s, bounds, max_channel, tile_bytes, tile_shift, thread, kTileW * kTileH);
+      }
+      if (!active) continue;
+      int offset[T][N];  // the taps' bytes within a footprint row of the staged tile
+#pragma unroll
+      for (int t = 0; t < T; ++t)
+#pragma unroll
+        for (int k = 0; k < N; ++k)
+          offset[t][k] = static_cast<int>((column.index[t] - source.col0) * s.stride_w) + p.channel_map[k];
 #pragma unroll
       for (int r = 0; r < kRowsPerThread; ++r) {
-        const int y = tile + r * kTileH + static_cast<int>(threadIdx.y);
+        const int row = r * kTileH + static_cast<int>(threadIdx.y);
+        const int y = tile + row;
         if (y >= p.oh) break;
         float v[N];
-        const bool inside = column.value(p, s, y, v);
+        bool inside;
+        if constexpr (kStaged) {
+          inside = source.staged
+                       ? value_from_tile<S, N, T>(column, rows[row], source, tile_bytes, tile_shift, offset, v)
+                       : value_from<S, N, T>(column, rows[row], v);
+        } else if constexpr (kRowTable<S>) {
+          inside = value_from<S, N, T>(column, rows[row], v);
+        } else {
+          inside = column.value(p, s, y, v);
+        }
         std::uint8_t* out = column_out + static_cast<std::int64_t>(y) * p.out_h;
 #pragma unroll
         for (int k = 0; k < N; ++k)

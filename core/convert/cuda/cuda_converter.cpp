@@ -57,6 +57,7 @@ ResampleSample resample_sample_of(const ConvertPlan& plan, const SourceView& sou
   FERRY_EXPECT(s.data != nullptr, Status::InvalidArgument, "source.samples[", i, "] is NULL");
   const Strides4 strides = source.strides_of(i);
   s.stride_c = strides.c, s.stride_h = strides.h, s.stride_w = strides.w;
+  s.extent = (plan.h_of(g) - 1) * strides.h + (plan.w_of(g) - 1) * strides.w + (plan.c - 1) * strides.c + 1;
   if (plan.resize) s.axes = plan.resize_of(g);
   const Rect window = plan.window_of(g);
   s.x = static_cast<std::int32_t>(window.x);

@@ -16,6 +16,7 @@ namespace ferry::core::cuda_convert {
 // One sample of the call (local index i: global sample first + i).
 struct ResampleSample {
   const std::uint8_t* data = nullptr;           // the sample's first byte
+  std::int64_t extent = 0;                      // the bytes it spans from there (reads stay inside)
   std::int64_t stride_c = 0, stride_h = 0, stride_w = 0;  // its byte strides
   ResizeAxes axes;                              // resized: where output pixels read
   std::int32_t x = 0, y = 0;                    // not resized: the window's origin

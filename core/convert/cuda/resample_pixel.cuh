@@ -1,0 +1,181 @@
+// One output pixel of the resample kernel (convert_resample_kernel.cu): where
+// its column and row read (Column, RowTaps) and its N mapped channels from
+// global memory or from the block's source tile (resample_tile.cuh), with
+// resize::resample's arithmetic in its order (core/convert/resize_taps.h).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/convert/cuda/resample_params.h"
+#include "core/convert/cuda/resample_tile.cuh"
+#include "core/convert/resize_taps.h"
+
+namespace ferry::core::cuda_convert {
+
+// The exact float of byte b: (0x4B000000 | b) - 2^23, without the slow I2F.
+__device__ __forceinline__ float byte_value(std::uint8_t b) {
+  return __fsub_rn(__uint_as_float(0x4B000000u | b), 8388608.0f);
+}
+
+// The interpolations with a fixed number of taps per axis (no normalization).
+template <Sampler S>
+inline constexpr int kFixedTaps = S == Sampler::Nearest ? 1 : S == Sampler::Linear ? 2 : S == Sampler::Cubic ? 4 : 0;
+
+// What every column of output row y shares: its y taps, as byte offsets of
+// source rows and weights (Copy: the source row), or that the row is fill or
+// letterbox. Worked out once per block and row into shared memory.
+template <int T>
+struct RowTaps {
+  std::int64_t offset[T];
+  float weight[T];
+  int index[T];  // the source rows
+  int inside;
+};
+
+template <Sampler S, int T>
+__device__ __forceinline__ RowTaps<T> row_taps(const ResampleParams& p, const ResampleSample& s, int y) {
+  RowTaps<T> r{};
+  const int my = (s.mirror & kMirrorY) ? p.oh - 1 - y : y;
+  if constexpr (S == Sampler::Copy) {
+    const int sy = s.y + my;
+    r.inside = y < p.oh && sy >= 0 && sy < s.h;
+    r.offset[0] = static_cast<std::int64_t>(sy) * s.stride_h;
+  } else {
+    const int ry = my + s.axes.y.offset;
+    r.inside = y < p.oh && ry >= 0 && ry < s.axes.y.length;
+    int t = 0;
+    constexpr auto M = static_cast<Interpolation>(static_cast<int>(S));
+    resize::for_each_tap<M>(s.axes.y, r.inside ? ry : 0, [&](int i, float w) {
+      r.offset[t] = static_cast<std::int64_t>(i) * s.stride_h;
+      r.index[t] = i;
+      r.weight[t] = w;
+      ++t;
+    });
+  }
+  return r;
+}
+
+// One thread's output column x of sample s: what every row of that column
+// shares, worked out once per sample.
+//  - Copy: the source column's pixel pointers (mirror and window applied).
+//  - Nearest, Linear, Cubic: the column's x taps, as a pointer per tap and
+//    channel (row 0), a source column and a weight per tap; a row then costs
+//    its loads and sums (value_from, value_from_tile below).
+//  - Area, LinearAntialias (a tap count that depends on the scale): value()
+//    runs resize::resample itself.
+template <Sampler S, int N>
+struct Column {
+  static constexpr int T = kFixedTaps<S> > 0 ? kFixedTaps<S> : 1;
+  const std::uint8_t* tap[T][N];  // Copy: [0][k], the column's channel k in row 0
+  float weight[T];
+  int index[T];         // the taps' source columns
+  std::int64_t channel[N];
+  int rx = 0;           // the resized column (interpolations)
+  bool inside = false;  // whether the column shows the image at all
+
+  __device__ __forceinline__ Column(const ResampleParams& p, const ResampleSample& s, int x) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) channel[k] = p.channel_map[k] * s.stride_c;
+    const int mx = (s.mirror & kMirrorX) ? p.ow - 1 - x : x;
+    if constexpr (S == Sampler::Copy) {
+      const int sx = s.x + mx;
+      inside = sx >= 0 && sx < s.w;
+#pragma unroll
+      for (int k = 0; k < N; ++k) tap[0][k] = s.data + static_cast<std::int64_t>(sx) * s.stride_w + channel[k];
+    } else {
+      rx = mx + s.axes.x.offset;
+      inside = rx >= 0 && rx < s.axes.x.length;
+      if constexpr (kFixedTaps<S> > 0) {
+        int t = 0;
+        constexpr auto M = static_cast<Interpolation>(static_cast<int>(S));
+        resize::for_each_tap<M>(s.axes.x, inside ? rx : 0, [&](int j, float w) {
+#pragma unroll
+          for (int k = 0; k < N; ++k) tap[t][k] = s.data + static_cast<std::int64_t>(j) * s.stride_w + channel[k];
+          index[t] = j;
+          weight[t] = w;
+          ++t;
+        });
+      }
+    }
+  }
+
+  // Row y's channels for the interpolations whose tap count depends on the
+  // scale (Area, LinearAntialias): resize::resample itself. The others read
+  // their rows from the block's table (value_from, value_from_tile).
+  __device__ __forceinline__ bool value(const ResampleParams& p, const ResampleSample& s, int y, float (&v)[N]) const {
+    static_assert(kFixedTaps<S> == 0 && S != Sampler::Copy, "the other samplers take their rows from a table");
+    if (!inside) return false;
+    const int my = (s.mirror & kMirrorY) ? p.oh - 1 - y : y;
+    const int ry = my + s.axes.y.offset;
+    if (ry < 0 || ry >= s.axes.y.length) return false;
+    constexpr auto M = static_cast<Interpolation>(static_cast<int>(S));
+    resize::resample<M, N>(s.axes, ry, rx, [&](int i, int j, float (&px)[N]) {
+      const std::uint8_t* at = s.data + static_cast<std::int64_t>(i) * s.stride_h + static_cast<std::int64_t>(j) * s.stride_w;
+#pragma unroll
+      for (int k = 0; k < N; ++k) px[k] = byte_value(__ldg(at + channel[k]));
+    }, v);
+    return true;
+  }
+};
+
+// Row taps in a table: Copy and the fixed-tap interpolations.
+template <Sampler S>
+inline constexpr bool kRowTable = S == Sampler::Copy || kFixedTaps<S> > 0;
+
+// V = the sum over the y taps of wy * H, H = the sum over the x taps of
+// wx * the byte load(ty, tx, k) gives, each from 0 and in tap order:
+// resize::resample's arithmetic for the fixed-tap interpolations.
+template <int N, int T, typename Load>
+__device__ __forceinline__ void separable_sum(const float (&wx)[T], const float (&wy)[T], Load&& load, float (&v)[N]) {
+#pragma unroll
+  for (int k = 0; k < N; ++k) v[k] = 0.0f;
+#pragma unroll
+  for (int ty = 0; ty < T; ++ty) {
+    float h[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) h[k] = 0.0f;
+#pragma unroll
+    for (int tx = 0; tx < T; ++tx)
+#pragma unroll
+      for (int k = 0; k < N; ++k) h[k] = resize::add(h[k], resize::mul(wx[tx], byte_value(load(ty, tx, k))));
+#pragma unroll
+    for (int k = 0; k < N; ++k) v[k] = resize::add(v[k], resize::mul(wy[ty], h[k]));
+  }
+}
+
+// The N mapped channels of this column in the row of `row` (its taps from
+// the block's table), from global memory; false where the pixel is fill or
+// letterbox.
+template <Sampler S, int N, int T>
+__device__ __forceinline__ bool value_from(const Column<S, N>& c, const RowTaps<T>& row, float (&v)[N]) {
+  if (!c.inside || !row.inside) return false;
+  if constexpr (S == Sampler::Copy) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) v[k] = byte_value(__ldg(c.tap[0][k] + row.offset[0]));
+  } else {
+    separable_sum<N, T>(c.weight, row.weight, [&](int ty, int tx, int k) { return __ldg(c.tap[tx][k] + row.offset[ty]); },
+                        v);
+  }
+  return true;
+}
+
+// The same from the block's source tile in shared memory: offset[t][k] is
+// tap t's channel k within a footprint row.
+template <Sampler S, int N, int T>
+__device__ __forceinline__ bool value_from_tile(const Column<S, N>& c, const RowTaps<T>& row, const SourceTile& tile,
+                                                const std::uint8_t* bytes, const std::uint8_t* shift,
+                                                const int (&offset)[T][N], float (&v)[N]) {
+  if (!c.inside || !row.inside) return false;
+  const std::uint8_t* line[T];
+#pragma unroll
+  for (int ty = 0; ty < T; ++ty) {
+    const int r = row.index[ty] - tile.row0;
+    line[ty] = bytes + r * tile.pitch + shift[r];
+  }
+  separable_sum<N, T>(c.weight, row.weight, [&](int ty, int tx, int k) { return line[ty][offset[tx][k]]; }, v);
+  return true;
+}
+
+}  // namespace ferry::core::cuda_convert
