@@ -6,17 +6,43 @@
 #include <string>
 
 #include "core/checked_math.h"
+#include "core/convert/convert_plan_checks.h"
 #include "core/convert/half_bits.h"
 #include "core/convert/strided_layout.h"
 #include "core/enum_field.h"
 #include "core/error.h"
 
 namespace ferry::core {
+
+namespace plan_checks {
+
+std::uint32_t value_bits(DType dtype, float v, const char* name) {
+  switch (dtype) {
+    case DType::UInt8:
+      FERRY_EXPECT(v >= 0.0f && v <= 255.0f && std::floor(v) == v, Status::InvalidArgument, name, " is ", v,
+                   ": uint8 output needs an integer in 0..255");
+      return static_cast<std::uint32_t>(v);
+    case DType::Float32: return float_bits(v);
+    case DType::Float16: return float_to_half_bits_soft(v);
+    case DType::BFloat16: return float_to_bf16_bits_soft(v);
+  }
+  return 0;
+}
+
+void check_positive(std::int64_t v, const char* name) {
+  FERRY_EXPECT(v > 0, Status::InvalidArgument, name, " is ", v, ": must be positive");
+  FERRY_EXPECT(v <= max_extent_px, Status::InvalidArgument, name, " is ", v, ": larger than ", max_extent_px);
+}
+
+}  // namespace plan_checks
+
 namespace {
 
-// Window coordinates and image sizes stay far from int32 limits, so the
-// kernels' index arithmetic (int64 offsets, int32 coordinates) cannot wrap.
-constexpr std::int64_t max_extent_px = std::int64_t{1} << 30;
+using plan_checks::check_positive;
+using plan_checks::check_resize;
+using plan_checks::check_sample_descs;
+using plan_checks::max_extent_px;
+using plan_checks::value_bits;
 
 int element_size_of(DType dtype) {
   switch (dtype) {
@@ -38,77 +64,6 @@ DType checked_dtype(const DType& field) {
 
 Layout checked_layout(const Layout& field, const char* name) {
   return checked_enum_field(field, {Layout::NHWC, Layout::NCHW}, name, "FERRY_LAYOUT_NHWC (1) or FERRY_LAYOUT_NCHW (2)");
-}
-
-std::uint32_t value_bits(DType dtype, float v, const char* name) {
-  switch (dtype) {
-    case DType::UInt8:
-      FERRY_EXPECT(v >= 0.0f && v <= 255.0f && std::floor(v) == v, Status::InvalidArgument, name, " is ", v,
-                   ": uint8 output needs an integer in 0..255");
-      return static_cast<std::uint32_t>(v);
-    case DType::Float32: return float_bits(v);
-    case DType::Float16: return float_to_half_bits_soft(v);
-    case DType::BFloat16: return float_to_bf16_bits_soft(v);
-  }
-  return 0;
-}
-
-void check_positive(std::int64_t v, const char* name) {
-  FERRY_EXPECT(v > 0, Status::InvalidArgument, name, " is ", v, ": must be positive");
-  FERRY_EXPECT(v <= max_extent_px, Status::InvalidArgument, name, " is ", v, ": larger than ", max_extent_px);
-}
-
-// The byte strides and extent of one h x w x c sample in `layout` (0 strides
-// resolved to packed); names like "source.stride_h" or "source.sample_descs[3].stride_h".
-std::uint64_t resolve_sample_strides(Layout layout, std::int64_t h, std::int64_t w, std::int64_t c,
-                                     Strides4& strides, const std::string& prefix) {
-  const std::string name_c = prefix + "stride_c", name_h = prefix + "stride_h", name_w = prefix + "stride_w";
-  StridedDim dc{name_c.c_str(), c, strides.c}, dw{name_w.c_str(), w, strides.w}, dh{name_h.c_str(), h, strides.h};
-  StridedDim dims[3];
-  if (layout == Layout::NHWC) {
-    dims[0] = dc, dims[1] = dw, dims[2] = dh;
-  } else {
-    dims[0] = dw, dims[1] = dh, dims[2] = dc;
-  }
-  resolve_packed_strides(dims, 3, 1);
-  for (const StridedDim& d : dims) {
-    if (d.name == dc.name) strides.c = d.stride;
-    if (d.name == dh.name) strides.h = d.stride;
-    if (d.name == dw.name) strides.w = d.stride;
-  }
-  return checked_layout_extent(dims, 3, 1);
-}
-
-// source.sample_descs: every sample its own pointer, size and strides. The
-// batch-wide fields must stay unset, so no value is silently ignored.
-void check_sample_descs(ConvertPlan& plan, const SourceDesc& s, Layout layout) {
-  FERRY_EXPECT(s.data == nullptr && s.samples == nullptr && s.bytes == 0 && s.sample_bytes == 0 && s.h == 0 &&
-                   s.w == 0 && s.stride_n == 0 && s.stride_c == 0 && s.stride_h == 0 && s.stride_w == 0,
-               Status::InvalidArgument,
-               "source.sample_descs is set with source.data, samples, bytes, sample_bytes, h, w or a stride: with "
-               "sample_descs each sample gives its own; leave those 0");
-  plan.source_has_samples = true;
-  plan.sample_sources.resize(static_cast<std::size_t>(plan.n));
-  plan.sample_data.resize(static_cast<std::size_t>(plan.n));
-  for (std::int64_t i = 0; i < plan.n; ++i) {
-    const SampleDesc& d = s.sample_descs[i];
-    const std::string prefix = "source.sample_descs[" + std::to_string(i) + "].";
-    FERRY_EXPECT(d.data != nullptr, Status::InvalidArgument, prefix, "data is NULL");
-    check_positive(d.h, (prefix + "h").c_str());
-    check_positive(d.w, (prefix + "w").c_str());
-    SampleSource& out = plan.sample_sources[static_cast<std::size_t>(i)];
-    out.h = d.h;
-    out.w = d.w;
-    out.strides = Strides4{0, d.stride_c, d.stride_h, d.stride_w};
-    out.extent = resolve_sample_strides(layout, d.h, d.w, plan.c, out.strides, prefix);
-    FERRY_EXPECT(d.bytes >= out.extent, Status::SourceTooSmall, prefix, "bytes is ", d.bytes, ": its ", d.h, "x",
-                 d.w, "x", plan.c, " image and strides reach ", out.extent, " bytes");
-    plan.sample_data[static_cast<std::size_t>(i)] = static_cast<const std::uint8_t*>(d.data);
-    plan.h = std::max(plan.h, d.h);
-    plan.w = std::max(plan.w, d.w);
-    plan.source_sample_extent = std::max(plan.source_sample_extent, out.extent);
-  }
-  plan.source_extent = plan.source_sample_extent;
 }
 
 void check_source(ConvertPlan& plan, const SourceDesc& s) {
@@ -279,113 +234,6 @@ void check_mirror(ConvertPlan& plan, const Transform& t) {
       FERRY_EXPECT(plan.sample_mirror[static_cast<std::size_t>(i)] <= 3, Status::InvalidArgument,
                    "transform.per_sample_mirror[", i, "] is ", int{plan.sample_mirror[static_cast<std::size_t>(i)]},
                    ": the mirror bits are none 0, X 1, Y 2");
-  }
-}
-
-Interpolation checked_interpolation(const Interpolation& field) {
-  return checked_enum_field(field,
-                            {Interpolation::Nearest, Interpolation::Linear, Interpolation::Cubic, Interpolation::Area,
-                             Interpolation::LinearAntialias},
-                            "transform.interpolation",
-                            "FERRY_INTERP_NEAREST (1), FERRY_INTERP_LINEAR (2), FERRY_INTERP_CUBIC (3), "
-                            "FERRY_INTERP_AREA (4) or FERRY_INTERP_LINEAR_ANTIALIAS (5)");
-}
-
-ResizeMode checked_resize_mode(const ResizeMode& field) {
-  return checked_enum_field(field, {ResizeMode::Stretch, ResizeMode::Letterbox, ResizeMode::ShorterSide},
-                            "transform.resize_mode",
-                            "FERRY_RESIZE_STRETCH (1), FERRY_RESIZE_LETTERBOX (2) or FERRY_RESIZE_SHORTER_SIDE (3)");
-}
-
-LetterboxAlign checked_align(const LetterboxAlign& field) {
-  return checked_enum_field(field, {LetterboxAlign::Center, LetterboxAlign::TopLeft}, "transform.letterbox_align",
-                            "FERRY_ALIGN_CENTER (0) or FERRY_ALIGN_TOP_LEFT (1)");
-}
-
-// A resize window: finite, of positive size, inside its image.
-void check_resize_window(const ConvertPlan& plan, const RectF& r, const char* name, std::int64_t index,
-                         std::int64_t g) {
-  const std::int64_t w = plan.w_of(g), h = plan.h_of(g);
-  FERRY_EXPECT(std::isfinite(r.x) && std::isfinite(r.y) && std::isfinite(r.w) && std::isfinite(r.h),
-               Status::InvalidArgument, name, "[", index, "] is {x ", r.x, ", y ", r.y, ", w ", r.w, ", h ", r.h,
-               "}: must be finite");
-  FERRY_EXPECT(r.w > 0 && r.h > 0, Status::InvalidArgument, name, "[", index, "] is {w ", r.w, ", h ", r.h,
-               "}: a window needs a positive area");
-  const bool inside = r.x >= 0 && r.y >= 0 && static_cast<double>(r.x) + r.w <= static_cast<double>(w) &&
-                      static_cast<double>(r.y) + r.h <= static_cast<double>(h);
-  FERRY_EXPECT(inside, Status::OutOfRange, name, "[", index, "] is {x ", r.x, ", y ", r.y, ", w ", r.w, ", h ",
-               r.h, "}: a resized window must lie inside the ", w, "x", h, " image");
-}
-
-// Validates the resize fields and works out every sample's axes. The crop
-// fields give the windows unless the fractional ones are set.
-void check_resize(ConvertPlan& plan, const Transform& t) {
-  check_positive(t.resize_w, "transform.resize_w");
-  check_positive(t.resize_h, "transform.resize_h");
-  Transform fitted = t;
-  fitted.interpolation = checked_interpolation(t.interpolation);
-  fitted.resize_mode = checked_resize_mode(t.resize_mode);
-  fitted.letterbox_align = checked_align(t.letterbox_align);
-  if (fitted.resize_mode == ResizeMode::ShorterSide) check_positive(t.resize_shorter, "transform.resize_shorter");
-  FERRY_EXPECT(!t.pad_outside, Status::Unsupported,
-               "transform.pad_outside is 1: a resized window lies inside its image; pad with resize_mode "
-               "FERRY_RESIZE_LETTERBOX instead");
-  plan.resize = true;
-  plan.interpolation = fitted.interpolation;
-  plan.out_w = t.resize_w;
-  plan.out_h = t.resize_h;
-  for (int k = 0; k < plan.out_channels; ++k) {
-    FERRY_EXPECT(std::isfinite(t.letterbox_value[k]), Status::InvalidArgument, "transform.letterbox_value[", k,
-                 "] is ", t.letterbox_value[k], ": must be finite");
-    plan.letterbox_bits[k] = value_bits(plan.dtype, t.letterbox_value[k], "transform.letterbox_value");
-  }
-  const RectF& bw = t.window;
-  const bool batch_window = !(bw.w == 0 && bw.h == 0 && bw.x == 0 && bw.y == 0);
-  const Rect& c = t.crop;
-  const bool batch_crop = !(c.w == 0 && c.h == 0);
-  FERRY_EXPECT(batch_crop || (c.x == 0 && c.y == 0), Status::InvalidArgument, "transform.crop is {x ", c.x,
-               ", y ", c.y, ", w 0, h 0}: a whole-image crop must have x = y = 0");
-  plan.sample_resize.resize(static_cast<std::size_t>(plan.n));
-  // A larger downscale would make AREA's and LINEAR_ANTIALIAS's taps per pixel grow without a useful bound.
-  constexpr float max_downscale = 256.0f;
-  const bool wide_taps =
-      fitted.interpolation == Interpolation::Area || fitted.interpolation == Interpolation::LinearAntialias;
-  for (std::int64_t i = 0; i < plan.n; ++i) {
-    const std::int64_t image_w = plan.w_of(i), image_h = plan.h_of(i);
-    RectF win{0.0f, 0.0f, static_cast<float>(image_w), static_cast<float>(image_h)};
-    const char* name = "transform.window";
-    std::int64_t index = 0;
-    if (t.per_sample_window != nullptr) {
-      win = t.per_sample_window[i];
-      name = "transform.per_sample_window";
-      index = i;
-    } else if (batch_window) {
-      win = bw;
-    } else if (t.per_sample_crop != nullptr || batch_crop) {
-      const Rect r = t.per_sample_crop != nullptr ? t.per_sample_crop[i] : c;
-      name = t.per_sample_crop != nullptr ? "transform.per_sample_crop" : "transform.crop";
-      index = t.per_sample_crop != nullptr ? i : 0;
-      FERRY_EXPECT(r.x >= 0 && r.y >= 0 && r.w > 0 && r.h > 0 && r.x <= image_w && r.y <= image_h &&
-                       r.w <= image_w - r.x && r.h <= image_h - r.y,
-                   r.w > 0 && r.h > 0 ? Status::OutOfRange : Status::InvalidArgument, name, "[", index, "] is {x ",
-                   r.x, ", y ", r.y, ", w ", r.w, ", h ", r.h, "}: a resized window must lie inside the ", image_w,
-                   "x", image_h, " image, with a positive area");
-      win = RectF{static_cast<float>(r.x), static_cast<float>(r.y), static_cast<float>(r.w), static_cast<float>(r.h)};
-    }
-    check_resize_window(plan, win, name, index, i);
-    if (fitted.resize_mode == ResizeMode::ShorterSide) {
-      const double longer = shorter_side_longer_length(win, t.resize_shorter);
-      FERRY_EXPECT(longer < static_cast<double>(max_extent_px + 1), Status::InvalidArgument, name, "[", index,
-                   "] is ", win.w, "x", win.h, ": with its shorter side resized to transform.resize_shorter ",
-                   t.resize_shorter, " its longer side would be ", longer, " pixels, larger than ", max_extent_px);
-    }
-    ResizeAxes& axes = plan.sample_resize[static_cast<std::size_t>(i)];
-    axes = resize_axes_of(win, fitted);
-    if (wide_taps)
-      FERRY_EXPECT(axes.x.scale <= max_downscale && axes.y.scale <= max_downscale, Status::Unsupported, name, "[",
-                   index, "] is ", win.w, "x", win.h, ": resized to ", axes.x.length, "x", axes.y.length,
-                   " it shrinks by more than ", max_downscale,
-                   " on an axis, too much for AREA and LINEAR_ANTIALIAS in one pass; resize in two steps");
   }
 }
 

@@ -38,6 +38,7 @@ namespace {
 constexpr int kTileW = 32, kTileH = 8, kRowsPerThread = 8;
 constexpr int kTileRows = kTileH * kRowsPerThread;
 constexpr int kMaxGridY = 65535, kMaxGridZ = 65535;
+constexpr std::int64_t kWideGrid = 2048;  // blocks enough to fill any GPU a few times over
 
 template <DType D>
 using Element = std::conditional_t<D == DType::Float32, std::uint32_t,
@@ -190,10 +191,18 @@ void launch_resample(const ResampleParams& params, Sampler sampler, void* stream
          " channels and dtype ", static_cast<int>(params.dtype), " does not exist");
   if (params.count <= 0 || params.oh <= 0 || params.ow <= 0) return;
   const dim3 block(kTileW, kTileH);
-  const dim3 grid(static_cast<unsigned>((params.ow + kTileW - 1) / kTileW),
-                  static_cast<unsigned>(std::min<std::int64_t>(
-                      (params.oh + kTileH * kRowsPerThread - 1) / (kTileH * kRowsPerThread), kMaxGridY)),
-                  static_cast<unsigned>(std::min<std::int64_t>(params.count, kMaxGridZ)));
+  // Tiles in y: all of them side by side for a frame or two (latency), but
+  // no more blocks than about kWideGrid: then a block walks several tiles of
+  // its sample, and its per-sample work (the row, the column's taps) serves
+  // them all. Area and antialiased linear, whose pixels cost many taps, keep
+  // a block per tile (H200: 0.75 -> 0.91 ms for their crops with two a block).
+  const std::int64_t columns = (params.ow + kTileW - 1) / kTileW, samples = std::min<std::int64_t>(params.count, kMaxGridZ);
+  const std::int64_t tiles = (params.oh + kTileRows - 1) / kTileRows;
+  const bool many_taps = sampler == Sampler::Area || sampler == Sampler::LinearAntialias;
+  const std::int64_t wanted =
+      many_taps ? tiles : std::max<std::int64_t>(1, (kWideGrid + columns * samples - 1) / (columns * samples));
+  const dim3 grid(static_cast<unsigned>(columns), static_cast<unsigned>(std::min({tiles, wanted, std::int64_t{kMaxGridY}})),
+                  static_cast<unsigned>(samples));
   void* args[] = {const_cast<ResampleParams*>(&params)};
   FERRY_CUDA_TRY(cudaLaunchKernel(kernel, grid, block, args, 0, static_cast<cudaStream_t>(stream)));
 }

@@ -125,23 +125,26 @@ template <Sampler S>
 inline constexpr bool kRowTable = S == Sampler::Copy || kFixedTaps<S> > 0;
 
 // V = the sum over the y taps of wy * H, H = the sum over the x taps of
-// wx * the byte load(ty, tx, k) gives, each from 0 and in tap order:
-// resize::resample's arithmetic for the fixed-tap interpolations.
+// wx * the byte load(ty, tx, k) gives, in tap order: resize::resample's
+// arithmetic for the fixed-tap interpolations. resample starts each sum
+// from 0; starting from the first term instead gives the same bits and
+// saves an add per sum: 0 + t differs from t only for t = -0, and a sum of
+// these terms never stays -0 to its end (t = -0 needs a negative weight and
+// a zero byte or H, and each axis has a positive weight, whose term is +0
+// or more: -0 + +0 = +0, and a non-zero term absorbs either zero).
 template <int N, int T, typename Load>
 __device__ __forceinline__ void separable_sum(const float (&wx)[T], const float (&wy)[T], Load&& load, float (&v)[N]) {
-#pragma unroll
-  for (int k = 0; k < N; ++k) v[k] = 0.0f;
 #pragma unroll
   for (int ty = 0; ty < T; ++ty) {
     float h[N];
 #pragma unroll
-    for (int k = 0; k < N; ++k) h[k] = 0.0f;
+    for (int k = 0; k < N; ++k) h[k] = resize::mul(wx[0], byte_value(load(ty, 0, k)));
 #pragma unroll
-    for (int tx = 0; tx < T; ++tx)
+    for (int tx = 1; tx < T; ++tx)
 #pragma unroll
       for (int k = 0; k < N; ++k) h[k] = resize::add(h[k], resize::mul(wx[tx], byte_value(load(ty, tx, k))));
 #pragma unroll
-    for (int k = 0; k < N; ++k) v[k] = resize::add(v[k], resize::mul(wy[ty], h[k]));
+    for (int k = 0; k < N; ++k) v[k] = ty == 0 ? resize::mul(wy[0], h[k]) : resize::add(v[k], resize::mul(wy[ty], h[k]));
   }
 }
 

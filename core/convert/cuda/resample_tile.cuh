@@ -62,14 +62,14 @@ __device__ __forceinline__ SourceTile stage_tile(const ResampleParams& p, const 
   const int rows = r1 - r0 + 1;
   if (rows > kMaxFootprintRows || rows * pitch > kTileBytes) return t;
   t.row0 = r0, t.col0 = c0, t.pitch = static_cast<int>(pitch), t.staged = true;
-  const int chunks_per_row = t.pitch / 16, chunks = rows * chunks_per_row;
-  const float per_row = 1.0f / static_cast<float>(chunks_per_row);  // exact enough: chunks < 2^11
+  // Chunk (r, q): the q-th 16 bytes of footprint row r. Thread i takes chunks
+  // i, i + threads, ...: its (r, q) steps by (threads / cpr, threads % cpr), no division a chunk.
+  const int cpr = t.pitch / 16;
+  const int step_rows = threads / cpr, step_chunks = threads % cpr;
   const auto begin = reinterpret_cast<std::uintptr_t>(s.data), end = begin + static_cast<std::uintptr_t>(s.extent);
-  for (int c = thread; c < chunks; c += threads) {
-    const int r = static_cast<int>((static_cast<float>(c) + 0.5f) * per_row);
-    const int q = c - r * chunks_per_row;
-    const auto first = reinterpret_cast<std::uintptr_t>(s.data + static_cast<std::int64_t>(r0 + r) * s.stride_h +
-                                                         static_cast<std::int64_t>(c0) * s.stride_w);
+  const std::uint8_t* origin = s.data + static_cast<std::int64_t>(r0) * s.stride_h + static_cast<std::int64_t>(c0) * s.stride_w;
+  for (int r = thread / cpr, q = thread % cpr; r < rows;) {
+    const auto first = reinterpret_cast<std::uintptr_t>(origin + static_cast<std::int64_t>(r) * s.stride_h);
     const std::uintptr_t at = (first & ~std::uintptr_t{15}) + static_cast<std::uintptr_t>(q) * 16;
     uint4 v;
     if (at >= begin && at + 16 <= end) {
@@ -84,6 +84,8 @@ __device__ __forceinline__ SourceTile stage_tile(const ResampleParams& p, const 
     }
     *reinterpret_cast<uint4*>(tile + r * t.pitch + q * 16) = v;
     if (q == 0) shift[r] = static_cast<std::uint8_t>(first & 15);
+    r += step_rows, q += step_chunks;
+    if (q >= cpr) q -= cpr, ++r;
   }
   __syncthreads();
   return t;
