@@ -285,6 +285,8 @@ void kernel_table(ferry_context_t ctx, cudaStream_t stream, const Options& o) {
       rows.push_back({std::string("letterbox 1080p->640 ") + interpolation_name(m) + " BGR->RGB f16 NCHW", s, t,
                       m == FERRY_INTERP_LINEAR});
     }
+    t.interpolation = FERRY_INTERP_LINEAR;  // the detector's one frame at a time (its latency)
+    rows.push_back({"letterbox 1080p->640 bilinear, one frame", frames_source(d_in, 1), t, false});
   }
   std::size_t out_max = 0;
   for (const KernelRow& r : rows) {

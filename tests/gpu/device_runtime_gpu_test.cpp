@@ -44,8 +44,10 @@ TEST(CudaRuntime, StreamsEventsAndCopiesOrderWork) {
   rt->copy(device, pinned, bytes, a);  // H2D on a
   rt->event_record(copied, a);
   rt->stream_wait(b, copied);          // b waits for a's copy
-  std::memset(pinned, 0, bytes);
   rt->event_synchronize(copied);
+  // Cleared only once the copy that reads it is done (cleared before, the copy
+  // could read zeros: seen once on an H200).
+  std::memset(pinned, 0, bytes);
   rt->copy_2d(pinned, 512, device, 512, 512, bytes / 512, b);  // D2H on b, as rows
   rt->event_record(plain, b);
   rt->event_synchronize(plain);
