@@ -188,20 +188,36 @@ void Stager::copy_chunk_direct(Batch& b, const Chunk& c, void* dst_void, StreamH
   const SampleLayout& L = b.submitted.layout;
   auto* dst = static_cast<std::uint8_t*>(dst_void);
   if (b.submitted.plan.variable_sizes()) {
-    // A copy per sample, each at its own size and pitch.
+    // A copy per sample, each at its own size and pitch; packed samples that
+    // follow one another in the caller's memory (a decoder's pinned arena)
+    // go as one copy: each copy costs the host and the copy engine microseconds.
     const std::uint64_t origin = b.submitted.sample_offsets[static_cast<std::size_t>(c.first)];
+    const std::uint8_t* run_from = nullptr;  // the packed run being gathered
+    std::uint8_t* run_to = nullptr;
+    std::size_t run_bytes = 0;
+    auto flush = [&] {
+      if (run_bytes != 0) runtime_.copy(run_to, run_from, run_bytes, s);
+      run_bytes = 0;
+    };
     for (std::int64_t i = 0; i < c.count; ++i) {
       const auto g = static_cast<std::size_t>(c.first + i);
       const SampleLayout& G = b.submitted.sample_layouts[g];
       std::uint8_t* to = dst + (b.submitted.sample_offsets[g] - origin);
       const std::uint8_t* from = b.submitted.plan.sample_data[g];
       if (G.is_packed()) {
-        runtime_.copy(to, from, static_cast<std::size_t>(G.packed_bytes), s);
+        if (run_bytes != 0 && from == run_from + run_bytes) {
+          run_bytes += static_cast<std::size_t>(G.packed_bytes);  // `to` follows the run too: offsets are packed
+          continue;
+        }
+        flush();
+        run_from = from, run_to = to, run_bytes = static_cast<std::size_t>(G.packed_bytes);
       } else {
+        flush();
         const auto row = static_cast<std::size_t>(G.row_bytes);
         runtime_.copy_2d(to, row, from, static_cast<std::size_t>(G.pitch), row, static_cast<std::size_t>(G.rows), s);
       }
     }
+    flush();
     return;
   }
   const auto packed = static_cast<std::size_t>(L.packed_bytes);

@@ -26,12 +26,17 @@ using namespace ferry;
 using namespace ferry::test;
 using core::BatchRoute;
 
-// The host runtime, with device allocations that fail on demand.
+// The host runtime, with device allocations that fail on demand, counting its copies.
 class FailingBackend final : public core::HostRuntime {
  public:
   std::atomic<int> device_allocs_left{1 << 30};
+  std::atomic<int> copies{0};
   void* device_malloc(std::size_t bytes) override {
     return device_allocs_left.fetch_sub(1) > 0 ? HostRuntime::device_malloc(bytes) : nullptr;
+  }
+  void copy(void* dst, const void* src, std::size_t bytes, core::StreamHandle stream) override {
+    copies.fetch_add(1);
+    HostRuntime::copy(dst, src, bytes, stream);
   }
 };
 
@@ -192,6 +197,50 @@ TEST_F(StagedPipeline, SamplesOfDifferentSizesAreStagedAtTheirOwnSizes) {
       return;
     }
   }
+}
+
+// Packed images one after another in pinned memory (a decoder's arena): one
+// copy a chunk, not one an image.
+TEST_F(StagedPipeline, SamplesOfDifferentSizesInOneArenaAreOneCopyAChunk) {
+  build();
+  std::mt19937 rng(8);
+  const int n = 9;
+  std::vector<ferry_sample_desc> descs(n);
+  std::size_t total = 0;
+  for (ferry_sample_desc& d : descs) {
+    d.h = std::uniform_int_distribution<int>(3, 40)(rng), d.w = std::uniform_int_distribution<int>(3, 40)(rng);
+    d.bytes = static_cast<std::size_t>(d.h * d.w * 3);
+    total += d.bytes;
+  }
+  auto* arena = static_cast<std::uint8_t*>(memory_->pinned_pool().allocate(total));
+  for (std::size_t i = 0; i < total; ++i) arena[i] = static_cast<std::uint8_t>(rng());
+  std::size_t offset = 0;
+  for (ferry_sample_desc& d : descs) d.data = arena + offset, offset += d.bytes;
+  const ferry_source src = variable_source(descs, 3, FERRY_LAYOUT_NHWC);
+  ferry_transform t;
+  ferry_transform_init(&t, sizeof t);
+  t.resize_w = 16, t.resize_h = 12;
+  backend_->copies = 0;
+  auto b = submit(src, t, nullptr, FERRY_SOURCE_AUTO, total / 2);
+  EXPECT_EQ(b->submitted.route, BatchRoute::kDirect);
+  stager_->wait(*b);
+  EXPECT_EQ(backend_->copies.load(), static_cast<int>(b->chunk_count()));
+  expect_matches(*b, src, t);
+  stager_->release(*b);
+  // Image 4 a byte further on and a pixel narrower: gaps before and after it
+  // split the run in three copies.
+  descs[4].data = static_cast<const std::uint8_t*>(descs[4].data) + 1;
+  descs[4].w -= 1;
+  descs[4].bytes = static_cast<std::size_t>(descs[4].h * descs[4].w * 3);
+  const ferry_source gapped = variable_source(descs, 3, FERRY_LAYOUT_NHWC);
+  backend_->copies = 0;
+  auto g = submit(gapped, t, nullptr, FERRY_SOURCE_AUTO, total * 2);
+  stager_->wait(*g);
+  EXPECT_EQ(g->chunk_count(), 1u);
+  EXPECT_EQ(backend_->copies.load(), 3);
+  expect_matches(*g, gapped, t);
+  stager_->release(*g);
+  memory_->pinned_pool().free(arena);
 }
 
 TEST_F(StagedPipeline, CallerDestinationWithStridesKeepsItsPadding) {
