@@ -1,7 +1,7 @@
-// Timing for the engine-style GPU benchmarks (ferry_bench_frame,
-// ferry_bench_resize): latency percentiles of one call followed by a
-// synchronize (host clock, after a warm-up), and back-to-back rates between
-// two CUDA events on the caller's stream. CUDA builds only.
+// Timing for the GPU benchmarks (ferry_bench_frame, ferry_bench_resize):
+// latency percentiles of one call followed by a synchronize (host clock,
+// after a warm-up), back-to-back rates between two CUDA events on the
+// caller's stream, and the median of bursts of calls. CUDA builds only.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -72,6 +72,29 @@ std::pair<double, double> latency(cudaStream_t stream, int calls, Fn&& one) {
     if (i >= 20) us.push_back(us_since(t));
   }
   return {percentile(us, 0.5), percentile(us, 0.99)};
+}
+
+// Milliseconds per call of `fn` on `stream`: the median of bursts of 10 calls
+// between two events (the host's launch cost hidden as in a pipeline).
+template <typename Fn>
+double burst_ms(cudaStream_t stream, int iters, Fn&& fn) {
+  cudaEvent_t a, b;
+  check_cuda(cudaEventCreate(&a), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&b), "cudaEventCreate");
+  for (int i = 0; i < 5; ++i) fn();
+  std::vector<double> ms;
+  for (int i = 0; i < iters; ++i) {
+    check_cuda(cudaEventRecord(a, stream), "cudaEventRecord");
+    for (int c = 0; c < 10; ++c) fn();
+    check_cuda(cudaEventRecord(b, stream), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(b), "cudaEventSynchronize");
+    float t = 0;
+    check_cuda(cudaEventElapsedTime(&t, a, b), "cudaEventElapsedTime");
+    ms.push_back(t / 10.0);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return percentile(ms, 0.5);
 }
 
 }  // namespace ferry::bench
