@@ -50,13 +50,22 @@ void not_replayable(ferry_status cpu_st, const ConvertCase& c, const std::uint8_
     ++skipped;
 }
 
-#define CUDA_CHECK(call)                                                                    \
-  do {                                                                                      \
-    const cudaError_t e_ = (call);                                                          \
-    if (e_ != cudaSuccess) {                                                                \
-      std::fprintf(stderr, "replay_cuda: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                         \
-    }                                                                                       \
+// The input being replayed, for the report of a CUDA error (after which the
+// process cannot go on): its bytes in hex, to replay it alone as a file.
+const std::uint8_t* current_bytes = nullptr;
+std::size_t current_size = 0;
+
+[[noreturn]] void cuda_failed(const char* call, cudaError_t e) {
+  std::fprintf(stderr, "replay_cuda: %s failed: %s\n  on input (hex): ", call, cudaGetErrorString(e));
+  for (std::size_t i = 0; i < current_size; ++i) std::fprintf(stderr, "%02x", current_bytes[i]);
+  std::fprintf(stderr, "\n");
+  std::exit(2);
+}
+
+#define CUDA_CHECK(call)                    \
+  do {                                      \
+    const cudaError_t e_ = (call);          \
+    if (e_ != cudaSuccess) cuda_failed(#call, e_); \
   } while (0)
 
 // A device copy of a host buffer at the same address modulo 256 (unaligned stays unaligned).
@@ -110,6 +119,7 @@ struct Contexts {
 
 void run_one(const Contexts& ctx, const std::uint8_t* bytes, std::size_t size) {
   ++inputs;
+  current_bytes = bytes, current_size = size;
   auto cp = decode_convert_case(bytes, size);
   ConvertCase& c = *cp;
   c.options.callback = nullptr;  // no callbacks: the two runs are compared after wait
