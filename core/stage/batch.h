@@ -81,7 +81,7 @@ struct ChunkWork {
 struct Submitted {
   bool launched = false;  // set by launch: abandoned batches neither count nor call their hook
   ConvertPlan plan;
-  SampleLayout layout;  // one size: every sample's
+  SampleLayout layout;  // one size: every sample's (unset for samples of different sizes)
   // Samples of different sizes: sample g's layout, and where its packed bytes
   // lie in the batch's staged stream (n + 1 offsets). Empty for one size.
   std::vector<SampleLayout> sample_layouts;

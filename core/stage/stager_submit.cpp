@@ -64,9 +64,10 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
   if (output != nullptr)
     FERRY_EXPECT(output->data != nullptr, Status::InvalidArgument,
                  "output->data is NULL: pass output = NULL to have ferry allocate the output");
-  b.submitted.layout = sample_layout_of(b.submitted.plan);
-  b.submitted.input_bytes = checked_mul(static_cast<std::uint64_t>(b.submitted.plan.n), b.submitted.layout.packed_bytes, "source bytes");
-  if (b.submitted.plan.variable_sizes()) {
+  if (!b.submitted.plan.variable_sizes()) {
+    b.submitted.layout = sample_layout_of(b.submitted.plan);
+    b.submitted.input_bytes = checked_mul(static_cast<std::uint64_t>(b.submitted.plan.n), b.submitted.layout.packed_bytes, "source bytes");
+  } else {
     const auto n = static_cast<std::size_t>(b.submitted.plan.n);
     b.submitted.sample_layouts.resize(n);
     b.submitted.sample_offsets.assign(n + 1, 0);

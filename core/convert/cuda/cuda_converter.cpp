@@ -184,7 +184,6 @@ void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView&
   p.oc = plan.out_channels;
   p.oct = plan.out_channels_total;
   std::memcpy(p.channel_map, plan.channel_map, sizeof p.channel_map);
-  p.element_size = plan.element_size;
   p.dtype = plan.dtype;
   p.pad_bits = plan.pad_bits;
   p.fill_bits = plan.fill_bits;

@@ -45,7 +45,6 @@ struct ResampleParams {
   std::int32_t oh = 0, ow = 0;             // output rows and columns
   std::int32_t oc = 0, oct = 0;            // mapped and total output channels
   std::int32_t channel_map[4] = {0, 1, 2, 3};
-  std::int32_t element_size = 4;           // of dtype
   DType dtype = DType::Float32;
   std::uint32_t pad_bits = 0;              // channels oc .. oct-1
   std::uint32_t fill_bits = 0;             // Copy: pixels outside the sample
