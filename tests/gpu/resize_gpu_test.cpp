@@ -144,20 +144,12 @@ TEST(ResizeGpu, RandomCasesMatchTheCpuBackend) {
   FERRY_REQUIRE_GPU();
   WindowCaseRig rig;
   ASSERT_EQ(rig.problem, "");
-  const ferry_resize_mode modes[] = {FERRY_RESIZE_STRETCH, FERRY_RESIZE_LETTERBOX, FERRY_RESIZE_SHORTER_SIDE};
-  const ferry_dtype dtypes[] = {FERRY_DTYPE_UINT8, FERRY_DTYPE_FLOAT32, FERRY_DTYPE_FLOAT16, FERRY_DTYPE_BFLOAT16};
-  int cases = 0, failures = 0;
-  std::uint32_t seed = 1;
-  for (ferry_interpolation m : kInterpolations)
-    for (ferry_resize_mode mode : modes)
-      for (ferry_dtype d : dtypes)
-        for (int rep = 0; rep < 8; ++rep) {
-          auto c = make_resize_case(seed++ * 2654435761u, m, mode, d);
-          ASSERT_NE(c, nullptr) << ferry_last_error();
-          ++cases;
-          const std::string problem = rig.check(*c);
-          if (!problem.empty() && ++failures <= 10) ADD_FAILURE() << c->name << ": " << problem;
-        }
+  int failures = 0;
+  const int cases = for_each_resize_case(8, [&](std::unique_ptr<ResizeCase> c, std::uint32_t seed) {
+    ASSERT_NE(c, nullptr) << "seed " << seed << ": " << ferry_last_error();
+    const std::string problem = rig.check(*c);
+    if (!problem.empty() && ++failures <= 10) ADD_FAILURE() << c->name << ": " << problem;
+  });
   EXPECT_EQ(failures, 0) << "of " << cases << " cases";
 }
 

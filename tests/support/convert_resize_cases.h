@@ -197,4 +197,23 @@ inline std::unique_ptr<ResizeCase> make_resize_case(std::uint32_t seed, ferry_in
   return c;
 }
 
+// Every interpolation x mode x dtype, `reps` random cases each (seeds 1, 2, ...
+// scrambled): fn(case, seed), the case NULL where ferry rejected what was drawn.
+// Returns the number of cases. The CPU test against the reference and the GPU
+// test against the CPU walk the same cases.
+template <typename Fn>
+int for_each_resize_case(int reps, Fn&& fn) {
+  const ferry_interpolation interps[] = {FERRY_INTERP_NEAREST, FERRY_INTERP_LINEAR, FERRY_INTERP_CUBIC,
+                                         FERRY_INTERP_AREA, FERRY_INTERP_LINEAR_ANTIALIAS};
+  const ferry_resize_mode modes[] = {FERRY_RESIZE_STRETCH, FERRY_RESIZE_LETTERBOX, FERRY_RESIZE_SHORTER_SIDE};
+  const ferry_dtype dtypes[] = {FERRY_DTYPE_UINT8, FERRY_DTYPE_FLOAT32, FERRY_DTYPE_FLOAT16, FERRY_DTYPE_BFLOAT16};
+  int cases = 0;
+  std::uint32_t seed = 1;
+  for (ferry_interpolation m : interps)
+    for (ferry_resize_mode mode : modes)
+      for (ferry_dtype d : dtypes)
+        for (int r = 0; r < reps; ++r, ++seed, ++cases) fn(make_resize_case(seed * 2654435761u, m, mode, d), seed);
+  return cases;
+}
+
 }  // namespace ferry::test

@@ -157,22 +157,12 @@ TEST(ResizeGeometry, ShorterSideAndCenterCrop) {
 
 TEST(ResizeCpu, RandomCasesMatchTheReference) {
   CpuContext cpu(2);
-  const ferry_interpolation interps[] = {FERRY_INTERP_NEAREST, FERRY_INTERP_LINEAR, FERRY_INTERP_CUBIC,
-                                         FERRY_INTERP_AREA, FERRY_INTERP_LINEAR_ANTIALIAS};
-  const ferry_resize_mode modes[] = {FERRY_RESIZE_STRETCH, FERRY_RESIZE_LETTERBOX, FERRY_RESIZE_SHORTER_SIDE};
-  const ferry_dtype dtypes[] = {FERRY_DTYPE_UINT8, FERRY_DTYPE_FLOAT32, FERRY_DTYPE_FLOAT16, FERRY_DTYPE_BFLOAT16};
-  int cases = 0, failures = 0;
-  std::uint32_t seed = 1;
-  for (ferry_interpolation m : interps)
-    for (ferry_resize_mode mode : modes)
-      for (ferry_dtype d : dtypes)
-        for (int r = 0; r < 24; ++r) {
-          auto c = make_resize_case(seed++ * 2654435761u, m, mode, d);
-          ASSERT_NE(c, nullptr) << "seed " << seed - 1 << ": " << ferry_last_error();
-          ++cases;
-          const std::string diff = check_resize_case(cpu.ctx, *c);
-          if (!diff.empty() && ++failures <= 10) ADD_FAILURE() << c->name << ": " << diff;
-        }
+  int failures = 0;
+  const int cases = for_each_resize_case(24, [&](std::unique_ptr<ResizeCase> c, std::uint32_t seed) {
+    ASSERT_NE(c, nullptr) << "seed " << seed << ": " << ferry_last_error();
+    const std::string diff = check_resize_case(cpu.ctx, *c);
+    if (!diff.empty() && ++failures <= 10) ADD_FAILURE() << c->name << ": " << diff;
+  });
   EXPECT_EQ(failures, 0) << "of " << cases << " cases";
   EXPECT_EQ(cases, 5 * 3 * 4 * 24);
 }
