@@ -57,6 +57,24 @@ __device__ __forceinline__ Element<D> output_element(float v, float a, float b) 
   }
 }
 
+// Stores output pixel `out` (its channel 0): V's N channels where the pixel
+// shows the image, else the fill (not resized) or letterbox value, and the
+// pad value in channels N .. oct - 1.
+template <Sampler S, DType D, int N>
+__device__ __forceinline__ void store_pixel(const ResampleParams& p, const ResampleSample& s, std::uint8_t* out,
+                                            bool inside, const float (&v)[N]) {
+  using E = Element<D>;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    E e;
+    if (inside)
+      e = output_element<D>(v[k], s.alpha[k], s.beta[k]);
+    else
+      e = static_cast<E>(S == Sampler::Copy ? p.fill_bits : p.letterbox_bits[k]);
+    *reinterpret_cast<E*>(out + k * p.out_c) = e;
+  }
+  for (int k = N; k < p.oct; ++k) *reinterpret_cast<E*>(out + k * p.out_c) = static_cast<E>(p.pad_bits);
+}
 
 // Resident blocks per SM asked of ptxas (its register cap): 4 (64 registers)
 // keeps the linear kernels' issue slots fed (measured on an H200: 80
@@ -70,7 +88,6 @@ inline constexpr int kMinBlocks = S == Sampler::Cubic ? 2 : 4;
 // (the warps of a block on neighbouring rows: their taps share source rows in L1).
 template <Sampler S, int N, DType D>
 __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kernel(const __grid_constant__ ResampleParams p) {
-  using E = Element<D>;
   constexpr int T = Column<S, N>::T;
   // The source tile in shared memory, where it fits: for linear and cubic
   // (H200: bilinear crops 0.27 -> 0.30 of a D2D copy, upscale 0.20 -> 0.23);
@@ -78,7 +95,6 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kerne
   constexpr bool kStaged = kFixedTaps<S> >= 2;
   __shared__ RowTaps<T> rows[kRowTable<S> ? kTileRows : 1];
   __shared__ __align__(16) std::uint8_t tile_bytes[kStaged ? kTileBytes : 16];
-  __shared__ std::uint8_t tile_shift[kStaged ? kMaxFootprintRows : 1];
   __shared__ TileBounds bounds;
   int max_channel = 0;
 #pragma unroll
@@ -86,15 +102,16 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kerne
   const int x = static_cast<int>(blockIdx.x) * kTileW + static_cast<int>(threadIdx.x);
   const bool active = x < p.ow;  // the others still fill the row table and meet the barriers
   const int thread = static_cast<int>(threadIdx.y) * kTileW + static_cast<int>(threadIdx.x);
-  E outside[N], pad = static_cast<E>(p.pad_bits);
-#pragma unroll
-  for (int k = 0; k < N; ++k) outside[k] = static_cast<E>(S == Sampler::Copy ? p.fill_bits : p.letterbox_bits[k]);
   for (std::int64_t i = blockIdx.z; i < p.count; i += gridDim.z) {
     // A copy in registers: read once, not again after every store (the
     // compiler cannot tell that the output does not alias the table).
     const ResampleSample s = p.table != nullptr ? p.table[i] : p.inline_samples[i];
     const Column<S, N> column(p, s, active ? x : 0);
-    std::uint8_t* column_out = p.out + (p.first + i) * p.out_n + static_cast<std::int64_t>(x) * p.out_w;
+    std::int64_t column_out = (p.first + i) * p.out_n + static_cast<std::int64_t>(x) * p.out_w;
+    // Opaque to the compiler, so it keeps the offset in a register rather
+    // than working it out again from the parameters at every row (ptxas did,
+    // about 20 instructions a bilinear pixel, to stay within 64 registers).
+    asm("" : "+l"(column_out));
     for (int tile = static_cast<int>(blockIdx.y) * kTileRows; tile < p.oh;
          tile += static_cast<int>(gridDim.y) * kTileRows) {
       SourceTile source;
@@ -112,37 +129,50 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kerne
         if constexpr (kStaged)
           if (threadIdx.y == 0 && active && column.inside) bounds.add_columns(column.index[0], column.index[T - 1]);
         __syncthreads();
-        if constexpr (kStaged)
-          source = stage_tile(p, s, bounds, max_channel, tile_bytes, tile_shift, thread, kTileW * kTileH);
+        if constexpr (kStaged) {
+          source = plan_tile(s, bounds, max_channel);
+          if (source.staged) {
+            if (thread < kTileRows && rows[thread].inside)
+#pragma unroll
+              for (int t = 0; t < T; ++t) rows[thread].line[t] = tile_line(source, s, tile_bytes, rows[thread].index[t]);
+            copy_tile(source, s, tile_bytes, thread, kTileW * kTileH);  // ends with a barrier
+          }
+        }
       }
       if (!active) continue;
-      int offset[T][N];  // the taps' bytes within a footprint row of the staged tile
+      // The tile's rows of this column: value(row, y, v) gives the pixel's
+      // channels, or false where it shows fill or letterbox. One loop per
+      // source path, so the path is not chosen again at every row.
+      auto each_row = [&](auto&& value) {
+        const int first_row = static_cast<int>(threadIdx.y);
+        std::uint8_t* out = p.out + column_out + static_cast<std::int64_t>(tile + first_row) * p.out_h;
+        const std::int64_t out_step = kTileH * p.out_h;
 #pragma unroll
-      for (int t = 0; t < T; ++t)
-#pragma unroll
-        for (int k = 0; k < N; ++k)
-          offset[t][k] = static_cast<int>((column.index[t] - source.col0) * s.stride_w) + p.channel_map[k];
-#pragma unroll
-      for (int r = 0; r < kRowsPerThread; ++r) {
-        const int row = r * kTileH + static_cast<int>(threadIdx.y);
-        const int y = tile + row;
-        if (y >= p.oh) break;
-        float v[N];
-        bool inside;
-        if constexpr (kStaged) {
-          inside = source.staged
-                       ? value_from_tile<S, N, T>(column, rows[row], source, tile_bytes, tile_shift, offset, v)
-                       : value_from<S, N, T>(column, rows[row], v);
-        } else if constexpr (kRowTable<S>) {
-          inside = value_from<S, N, T>(column, rows[row], v);
-        } else {
-          inside = column.value(p, s, y, v);
+        for (int r = 0; r < kRowsPerThread; ++r, out += out_step) {
+          const int row = r * kTileH + first_row;
+          const int y = tile + row;
+          if (y >= p.oh) break;
+          float v[N];
+          const bool inside = value(row, y, v);
+          store_pixel<S, D, N>(p, s, out, inside, v);
         }
-        std::uint8_t* out = column_out + static_cast<std::int64_t>(y) * p.out_h;
+      };
+      if constexpr (kStaged) {
+        if (source.staged) {
+          int offset[T][N];  // the taps' bytes within a footprint row of the staged tile
 #pragma unroll
-        for (int k = 0; k < N; ++k)
-          *reinterpret_cast<E*>(out + k * p.out_c) = inside ? output_element<D>(v[k], s.alpha[k], s.beta[k]) : outside[k];
-        for (int k = N; k < p.oct; ++k) *reinterpret_cast<E*>(out + k * p.out_c) = pad;
+          for (int t = 0; t < T; ++t)
+#pragma unroll
+            for (int k = 0; k < N; ++k)
+              offset[t][k] = static_cast<int>((column.index[t] - source.col0) * s.stride_w) + p.channel_map[k];
+          each_row([&](int row, int, float (&v)[N]) { return value_from_tile<S, N, T>(column, rows[row], offset, v); });
+        } else {
+          each_row([&](int row, int, float (&v)[N]) { return value_from<S, N, T>(p, s, column, rows[row], v); });
+        }
+      } else if constexpr (kRowTable<S>) {
+        each_row([&](int row, int, float (&v)[N]) { return value_from<S, N, T>(p, s, column, rows[row], v); });
+      } else {
+        each_row([&](int, int y, float (&v)[N]) { return column.value(p, s, y, v); });
       }
     }
   }

@@ -19,6 +19,23 @@ __device__ __forceinline__ float byte_value(std::uint8_t b) {
   return __fsub_rn(__uint_as_float(0x4B000000u | b), 8388608.0f);
 }
 
+// A tap's weight w, and -w * 2^23 (exact: a power of two) for byte_product.
+struct TapWeight {
+  float w = 0.0f, shifted = 0.0f;
+  __device__ __forceinline__ void set(float weight) { w = weight, shifted = -weight * 8388608.0f; }
+};
+
+// resize::mul(w, byte b) in one instruction: fma(w, 2^23 + b, -w * 2^23).
+// The fma rounds the exact w * (2^23 + b) - w * 2^23 = w * b once, as the
+// product does. The one difference is the sign of a zero: for b = 0 and
+// w < 0 (a cubic's outer taps) the product is -0 and the fma +0. A sum of
+// such terms still ends with the same bits (a sum that is zero so far is
+// zero in both, and the first term of positive weight, which every axis has,
+// makes it +0 in both; a non-zero sum or term does not see a zero's sign).
+__device__ __forceinline__ float byte_product(const TapWeight& t, std::uint8_t b) {
+  return __fmaf_rn(t.w, __uint_as_float(0x4B000000u | b), t.shifted);
+}
+
 // The interpolations with a fixed number of taps per axis (no normalization).
 template <Sampler S>
 inline constexpr int kFixedTaps = S == Sampler::Nearest ? 1 : S == Sampler::Linear ? 2 : S == Sampler::Cubic ? 4 : 0;
@@ -31,6 +48,7 @@ struct RowTaps {
   std::int64_t offset[T];
   float weight[T];
   int index[T];  // the source rows
+  std::uint32_t line[T];  // the shared-memory addresses where those rows start in the block's source tile, once staged
   int inside;
 };
 
@@ -57,33 +75,36 @@ __device__ __forceinline__ RowTaps<T> row_taps(const ResampleParams& p, const Re
   return r;
 }
 
+// Where channel k of a pixel lies from the pixel's first byte.
+__device__ __forceinline__ std::int64_t channel_offset(const ResampleParams& p, const ResampleSample& s, int k) {
+  return static_cast<std::int64_t>(p.channel_map[k]) * s.stride_c;
+}
+
 // One thread's output column x of sample s: what every row of that column
-// shares, worked out once per sample.
+// shares, worked out once per sample. Only what the loop over rows needs
+// stays in registers (the bilinear kernel is capped at 64 a thread).
 //  - Copy: the source column's pixel pointers (mirror and window applied).
-//  - Nearest, Linear, Cubic: the column's x taps, as a pointer per tap and
-//    channel (row 0), a source column and a weight per tap; a row then costs
-//    its loads and sums (value_from, value_from_tile below).
+//  - Nearest, Linear, Cubic: the column's x taps, a source column and a
+//    weight each; a row then costs its loads and sums (value_from_tile,
+//    value_from below).
 //  - Area, LinearAntialias (a tap count that depends on the scale): value()
 //    runs resize::resample itself.
 template <Sampler S, int N>
 struct Column {
   static constexpr int T = kFixedTaps<S> > 0 ? kFixedTaps<S> : 1;
-  const std::uint8_t* tap[T][N];  // Copy: [0][k], the column's channel k in row 0
-  float weight[T];
+  const std::uint8_t* pixel[N];  // Copy: the column's channel k in row 0
+  TapWeight weight[T];
   int index[T];         // the taps' source columns
-  std::int64_t channel[N];
   int rx = 0;           // the resized column (interpolations)
   bool inside = false;  // whether the column shows the image at all
 
   __device__ __forceinline__ Column(const ResampleParams& p, const ResampleSample& s, int x) {
-#pragma unroll
-    for (int k = 0; k < N; ++k) channel[k] = p.channel_map[k] * s.stride_c;
     const int mx = (s.mirror & kMirrorX) ? p.ow - 1 - x : x;
     if constexpr (S == Sampler::Copy) {
       const int sx = s.x + mx;
       inside = sx >= 0 && sx < s.w;
 #pragma unroll
-      for (int k = 0; k < N; ++k) tap[0][k] = s.data + static_cast<std::int64_t>(sx) * s.stride_w + channel[k];
+      for (int k = 0; k < N; ++k) pixel[k] = s.data + static_cast<std::int64_t>(sx) * s.stride_w + channel_offset(p, s, k);
     } else {
       rx = mx + s.axes.x.offset;
       inside = rx >= 0 && rx < s.axes.x.length;
@@ -91,10 +112,8 @@ struct Column {
         int t = 0;
         constexpr auto M = static_cast<Interpolation>(static_cast<int>(S));
         resize::for_each_tap<M>(s.axes.x, inside ? rx : 0, [&](int j, float w) {
-#pragma unroll
-          for (int k = 0; k < N; ++k) tap[t][k] = s.data + static_cast<std::int64_t>(j) * s.stride_w + channel[k];
           index[t] = j;
-          weight[t] = w;
+          weight[t].set(w);
           ++t;
         });
       }
@@ -114,7 +133,7 @@ struct Column {
     resize::resample<M, N>(s.axes, ry, rx, [&](int i, int j, float (&px)[N]) {
       const std::uint8_t* at = s.data + static_cast<std::int64_t>(i) * s.stride_h + static_cast<std::int64_t>(j) * s.stride_w;
 #pragma unroll
-      for (int k = 0; k < N; ++k) px[k] = byte_value(__ldg(at + channel[k]));
+      for (int k = 0; k < N; ++k) px[k] = byte_value(__ldg(at + channel_offset(p, s, k)));
     }, v);
     return true;
   }
@@ -133,16 +152,17 @@ inline constexpr bool kRowTable = S == Sampler::Copy || kFixedTaps<S> > 0;
 // a zero byte or H, and each axis has a positive weight, whose term is +0
 // or more: -0 + +0 = +0, and a non-zero term absorbs either zero).
 template <int N, int T, typename Load>
-__device__ __forceinline__ void separable_sum(const float (&wx)[T], const float (&wy)[T], Load&& load, float (&v)[N]) {
+__device__ __forceinline__ void separable_sum(const TapWeight (&wx)[T], const float (&wy)[T], Load&& load,
+                                              float (&v)[N]) {
 #pragma unroll
   for (int ty = 0; ty < T; ++ty) {
     float h[N];
 #pragma unroll
-    for (int k = 0; k < N; ++k) h[k] = resize::mul(wx[0], byte_value(load(ty, 0, k)));
+    for (int k = 0; k < N; ++k) h[k] = byte_product(wx[0], load(ty, 0, k));
 #pragma unroll
     for (int tx = 1; tx < T; ++tx)
 #pragma unroll
-      for (int k = 0; k < N; ++k) h[k] = resize::add(h[k], resize::mul(wx[tx], byte_value(load(ty, tx, k))));
+      for (int k = 0; k < N; ++k) h[k] = resize::add(h[k], byte_product(wx[tx], load(ty, tx, k)));
 #pragma unroll
     for (int k = 0; k < N; ++k) v[k] = ty == 0 ? resize::mul(wy[0], h[k]) : resize::add(v[k], resize::mul(wy[ty], h[k]));
   }
@@ -150,34 +170,31 @@ __device__ __forceinline__ void separable_sum(const float (&wx)[T], const float 
 
 // The N mapped channels of this column in the row of `row` (its taps from
 // the block's table), from global memory; false where the pixel is fill or
-// letterbox.
+// letterbox. The path of footprints too large for the source tile, and of
+// planar sources: tap addresses are worked out at each load.
 template <Sampler S, int N, int T>
-__device__ __forceinline__ bool value_from(const Column<S, N>& c, const RowTaps<T>& row, float (&v)[N]) {
+__device__ __forceinline__ bool value_from(const ResampleParams& p, const ResampleSample& s, const Column<S, N>& c,
+                                           const RowTaps<T>& row, float (&v)[N]) {
   if (!c.inside || !row.inside) return false;
   if constexpr (S == Sampler::Copy) {
 #pragma unroll
-    for (int k = 0; k < N; ++k) v[k] = byte_value(__ldg(c.tap[0][k] + row.offset[0]));
+    for (int k = 0; k < N; ++k) v[k] = byte_value(__ldg(c.pixel[k] + row.offset[0]));
   } else {
-    separable_sum<N, T>(c.weight, row.weight, [&](int ty, int tx, int k) { return __ldg(c.tap[tx][k] + row.offset[ty]); },
-                        v);
+    separable_sum<N, T>(c.weight, row.weight, [&](int ty, int tx, int k) {
+      return __ldg(s.data + row.offset[ty] + static_cast<std::int64_t>(c.index[tx]) * s.stride_w + channel_offset(p, s, k));
+    }, v);
   }
   return true;
 }
 
-// The same from the block's source tile in shared memory: offset[t][k] is
-// tap t's channel k within a footprint row.
+// The same from the block's source tile in shared memory: row.line[t] is
+// where tap t's row starts there, offset[t][k] tap t's channel k within it.
 template <Sampler S, int N, int T>
-__device__ __forceinline__ bool value_from_tile(const Column<S, N>& c, const RowTaps<T>& row, const SourceTile& tile,
-                                                const std::uint8_t* bytes, const std::uint8_t* shift,
-                                                const int (&offset)[T][N], float (&v)[N]) {
+__device__ __forceinline__ bool value_from_tile(const Column<S, N>& c, const RowTaps<T>& row, const int (&offset)[T][N],
+                                                float (&v)[N]) {
   if (!c.inside || !row.inside) return false;
-  const std::uint8_t* line[T];
-#pragma unroll
-  for (int ty = 0; ty < T; ++ty) {
-    const int r = row.index[ty] - tile.row0;
-    line[ty] = bytes + r * tile.pitch + shift[r];
-  }
-  separable_sum<N, T>(c.weight, row.weight, [&](int ty, int tx, int k) { return line[ty][offset[tx][k]]; }, v);
+  separable_sum<N, T>(c.weight, row.weight, [&](int ty, int tx, int k) { return shared_byte(row.line[ty] + offset[tx][k]); },
+                      v);
   return true;
 }
 

@@ -11,6 +11,7 @@
 // large downscale) or a planar source is read from global memory as before.
 #pragma once
 
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <climits>
@@ -21,11 +22,11 @@
 namespace ferry::core::cuda_convert {
 
 constexpr int kTileBytes = 32 * 1024;
-constexpr int kMaxFootprintRows = 512;
 
 // Where a block's footprint lies in the source and in shared memory.
 struct SourceTile {
   int row0 = 0, col0 = 0;  // the footprint's first source row and column
+  int rows = 0;            // its rows
   int pitch = 0;           // bytes per footprint row in shared memory (a multiple of 16)
   bool staged = false;     // false: read from global memory
 };
@@ -47,48 +48,106 @@ struct TileBounds {
 };
 
 // Decides whether the footprint fits (block-uniform: every thread reads the
-// same bounds) and, if so, copies it: footprint row r's span starts at
-// tile + r * pitch + shift[r] (shift: the span's offset in its first aligned
-// 16-byte chunk). Bytes outside [s.data, s.data + s.extent) are never read;
-// their places hold 0 and no tap reads them. Ends with a barrier when staged.
-__device__ __forceinline__ SourceTile stage_tile(const ResampleParams& p, const ResampleSample& s,
-                                                 const TileBounds& bounds, int max_channel, std::uint8_t* tile,
-                                                 std::uint8_t* shift, int thread, int threads) {
+// same bounds). Footprint row r (source row row0 + r) is then staged at
+// tile_line(r): bytes + r * pitch + the offset of the row's first byte in
+// its aligned 16-byte chunk.
+__device__ __forceinline__ SourceTile plan_tile(const ResampleSample& s, const TileBounds& bounds, int max_channel) {
   SourceTile t;
   const int r0 = bounds.v[0], r1 = bounds.v[1], c0 = bounds.v[2], c1 = bounds.v[3];
   if (s.stride_c != 1 || r0 > r1 || c0 > c1) return t;
   const std::int64_t span = static_cast<std::int64_t>(c1 - c0) * s.stride_w + max_channel + 1;
   const std::int64_t pitch = (span + 15 + 15) / 16 * 16;
   const int rows = r1 - r0 + 1;
-  if (rows > kMaxFootprintRows || rows * pitch > kTileBytes) return t;
-  t.row0 = r0, t.col0 = c0, t.pitch = static_cast<int>(pitch), t.staged = true;
-  // Chunk (r, q): the q-th 16 bytes of footprint row r. Thread i takes chunks
-  // i, i + threads, ...: its (r, q) steps by (threads / cpr, threads % cpr), no division a chunk.
-  const int cpr = t.pitch / 16;
-  const int step_rows = threads / cpr, step_chunks = threads % cpr;
-  const auto begin = reinterpret_cast<std::uintptr_t>(s.data), end = begin + static_cast<std::uintptr_t>(s.extent);
-  const std::uint8_t* origin = s.data + static_cast<std::int64_t>(r0) * s.stride_h + static_cast<std::int64_t>(c0) * s.stride_w;
-  for (int r = thread / cpr, q = thread % cpr; r < rows;) {
-    const auto first = reinterpret_cast<std::uintptr_t>(origin + static_cast<std::int64_t>(r) * s.stride_h);
-    const std::uintptr_t at = (first & ~std::uintptr_t{15}) + static_cast<std::uintptr_t>(q) * 16;
-    uint4 v;
-    if (at >= begin && at + 16 <= end) {
-      v = __ldg(reinterpret_cast<const uint4*>(at));
-    } else {  // the sample's first or last chunk: only its own bytes
-      std::uint32_t w[4] = {0, 0, 0, 0};
-#pragma unroll
-      for (int b = 0; b < 16; ++b)
-        if (at + b >= begin && at + b < end)
-          w[b / 4] |= static_cast<std::uint32_t>(__ldg(reinterpret_cast<const std::uint8_t*>(at + b))) << (8 * (b % 4));
-      v = make_uint4(w[0], w[1], w[2], w[3]);
-    }
-    *reinterpret_cast<uint4*>(tile + r * t.pitch + q * 16) = v;
-    if (q == 0) shift[r] = static_cast<std::uint8_t>(first & 15);
-    r += step_rows, q += step_chunks;
-    if (q >= cpr) q -= cpr, ++r;
-  }
-  __syncthreads();
+  if (rows * pitch > kTileBytes) return t;
+  t.row0 = r0, t.col0 = c0, t.rows = rows, t.pitch = static_cast<int>(pitch), t.staged = true;
   return t;
+}
+
+// The footprint's first byte (row row0, column col0) in the sample.
+__device__ __forceinline__ const std::uint8_t* tile_origin(const SourceTile& t, const ResampleSample& s) {
+  return s.data + static_cast<std::int64_t>(t.row0) * s.stride_h + static_cast<std::int64_t>(t.col0) * s.stride_w;
+}
+
+// The shared-memory address where source row `row` starts in the staged
+// tile (at `tile`).
+__device__ __forceinline__ std::uint32_t tile_line(const SourceTile& t, const ResampleSample& s, const std::uint8_t* tile,
+                                                   int row) {
+  const auto first = reinterpret_cast<std::uintptr_t>(tile_origin(t, s) + static_cast<std::int64_t>(row - t.row0) * s.stride_h);
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(tile)) + (row - t.row0) * t.pitch + static_cast<int>(first & 15);
+}
+
+// The byte at shared-memory address a. Loaded through its 32-bit address:
+// indexing the tile's array instead made the compiler work out the array's
+// shared window again at every row.
+__device__ __forceinline__ std::uint8_t shared_byte(std::uint32_t a) {
+  unsigned short v;
+  asm volatile("ld.shared.u8 %0, [%1];" : "=h"(v) : "r"(a));
+  return static_cast<std::uint8_t>(v);
+}
+
+// A chunk at the sample's first or last byte: only the sample's own bytes
+// are read; the others are 0 (no tap reads them). Rare: out of line.
+__device__ __noinline__ void stage_edge_chunk(std::uintptr_t at, std::uintptr_t begin, std::uintptr_t end, std::uint8_t* to) {
+  std::uint32_t w[4] = {0, 0, 0, 0};
+  for (int b = 0; b < 16; ++b)
+    if (at + b >= begin && at + b < end)
+      w[b / 4] |= static_cast<std::uint32_t>(__ldg(reinterpret_cast<const std::uint8_t*>(at + b))) << (8 * (b % 4));
+  *reinterpret_cast<uint4*>(to) = make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// Copies chunk `at` (16 aligned bytes of the source) to `to` in shared
+// memory: asynchronously where the sample holds all 16 bytes.
+__device__ __forceinline__ void copy_chunk(std::uintptr_t at, std::uint8_t* to, bool interior, std::uintptr_t begin,
+                                           std::uintptr_t end) {
+  if (interior || (at >= begin && at + 16 <= end))
+    __pipeline_memcpy_async(to, reinterpret_cast<const void*>(at), 16);
+  else
+    stage_edge_chunk(at, begin, end, to);
+}
+
+// Copies the footprint of a staged tile into shared memory, in aligned
+// 16-byte chunks: chunk (r, q) is the q-th of footprint row r. A thread keeps
+// its q and steps through the rows (a pointer increment a chunk; H200: the
+// copy had cost about 30 instructions an output pixel of a bilinear
+// downscale). Every chunk goes out as an asynchronous copy before any is
+// waited for. Bytes outside [s.data, s.data + s.extent) are never read.
+// Ends with a barrier.
+__device__ __forceinline__ void copy_tile(const SourceTile& t, const ResampleSample& s, std::uint8_t* tile, int thread,
+                                          int threads) {
+  const int cpr = t.pitch / 16;
+  const auto begin = reinterpret_cast<std::uintptr_t>(s.data), end = begin + static_cast<std::uintptr_t>(s.extent);
+  const std::uint8_t* origin = tile_origin(t, s);
+  // Whether every chunk lies inside the sample (then none is checked): the
+  // first row's first chunk and the last row's last, strides being positive.
+  const auto first_at = reinterpret_cast<std::uintptr_t>(origin) & ~std::uintptr_t{15};
+  const auto last_at = (reinterpret_cast<std::uintptr_t>(origin + static_cast<std::int64_t>(t.rows - 1) * s.stride_h) &
+                        ~std::uintptr_t{15}) + static_cast<std::uintptr_t>(cpr) * 16;
+  const bool interior = first_at >= begin && last_at <= end;
+  if (cpr <= threads) {
+    const int rows_per_pass = threads / cpr, q = thread % cpr;
+    const int r0 = thread / cpr;
+    if (r0 < rows_per_pass) {
+      const std::int64_t step = static_cast<std::int64_t>(rows_per_pass) * s.stride_h;
+      const int to_step = rows_per_pass * t.pitch;
+      std::uintptr_t first = reinterpret_cast<std::uintptr_t>(origin + static_cast<std::int64_t>(r0) * s.stride_h);
+      std::uint8_t* to = tile + r0 * t.pitch + q * 16;
+      if (interior) {  // the loop of nearly every tile: a chunk is its address and its copy
+        for (int r = r0; r < t.rows; r += rows_per_pass, first += step, to += to_step)
+          __pipeline_memcpy_async(to, reinterpret_cast<const void*>((first & ~std::uintptr_t{15}) + q * 16), 16);
+      } else {
+        for (int r = r0; r < t.rows; r += rows_per_pass, first += step, to += to_step)
+          copy_chunk((first & ~std::uintptr_t{15}) + q * 16, to, false, begin, end);
+      }
+    }
+  } else {  // rows wider than the block: a row at a time
+    for (int r = 0; r < t.rows; ++r) {
+      const auto at = reinterpret_cast<std::uintptr_t>(origin + static_cast<std::int64_t>(r) * s.stride_h) & ~std::uintptr_t{15};
+      for (int q = thread; q < cpr; q += threads) copy_chunk(at + q * 16, tile + r * t.pitch + q * 16, interior, begin, end);
+    }
+  }
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  __syncthreads();
 }
 
 }  // namespace ferry::core::cuda_convert
