@@ -57,12 +57,18 @@ __device__ __forceinline__ Element<D> output_element(float v, float a, float b) 
   }
 }
 
+// The pixels of a tile that shows the image everywhere: `inside` is known
+// true at compile time, so the stores of fill and letterbox go.
+struct AlwaysInside {
+  __device__ constexpr operator bool() const { return true; }
+};
+
 // Stores output pixel `out` (its channel 0): V's N channels where the pixel
 // shows the image, else the fill (not resized) or letterbox value, and the
 // pad value in channels N .. oct - 1.
-template <Sampler S, DType D, int N>
+template <Sampler S, DType D, int N, typename Inside>
 __device__ __forceinline__ void store_pixel(const ResampleParams& p, const ResampleSample& s, std::uint8_t* out,
-                                            bool inside, const float (&v)[N]) {
+                                            Inside inside, const float (&v)[N]) {
   using E = Element<D>;
 #pragma unroll
   for (int k = 0; k < N; ++k) {
@@ -99,6 +105,7 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kerne
   int max_channel = 0;
 #pragma unroll
   for (int k = 0; k < N; ++k) max_channel = max(max_channel, p.channel_map[k]);
+  const ChannelOrder order = channel_order<N>(p);
   const int x = static_cast<int>(blockIdx.x) * kTileW + static_cast<int>(threadIdx.x);
   const bool active = x < p.ow;  // the others still fill the row table and meet the barriers
   const int thread = static_cast<int>(threadIdx.y) * kTileW + static_cast<int>(threadIdx.x);
@@ -115,6 +122,7 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kerne
     for (int tile = static_cast<int>(blockIdx.y) * kTileRows; tile < p.oh;
          tile += static_cast<int>(gridDim.y) * kTileRows) {
       SourceTile source;
+      bool whole = false;  // staged samplers: every pixel of the tile shows the image
       if constexpr (kRowTable<S>) {
         __syncthreads();  // the previous tile's rows and source are read by now
         if constexpr (kStaged) {
@@ -123,13 +131,24 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kerne
         }
         if (thread < kTileRows) {
           rows[thread] = row_taps<S, T>(p, s, tile + thread);
-          if constexpr (kStaged)
-            if (rows[thread].inside) bounds.add_rows(rows[thread].index[0], rows[thread].index[T - 1]);
+          if constexpr (kStaged) {
+            if (rows[thread].inside)
+              bounds.add_rows(rows[thread].index[0], rows[thread].index[T - 1]);
+            else if (tile + thread < p.oh)
+              bounds.mark_partial();
+          }
         }
-        if constexpr (kStaged)
-          if (threadIdx.y == 0 && active && column.inside) bounds.add_columns(column.index[0], column.index[T - 1]);
+        if constexpr (kStaged) {
+          if (threadIdx.y == 0 && active) {
+            if (column.inside)
+              bounds.add_columns(column.index[0], column.index[T - 1]);
+            else
+              bounds.mark_partial();
+          }
+        }
         __syncthreads();
         if constexpr (kStaged) {
+          whole = bounds.partial == 0;
           source = plan_tile(s, bounds, max_channel);
           if (source.staged) {
             if (thread < kTileRows && rows[thread].inside)
@@ -153,7 +172,7 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kerne
           const int y = tile + row;
           if (y >= p.oh) break;
           float v[N];
-          const bool inside = value(row, y, v);
+          const auto inside = value(row, y, v);  // AlwaysInside where it always is
           store_pixel<S, D, N>(p, s, out, inside, v);
         }
       };
@@ -165,7 +184,21 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kerne
 #pragma unroll
             for (int k = 0; k < N; ++k)
               offset[t][k] = static_cast<int>((column.index[t] - source.col0) * s.stride_w) + p.channel_map[k];
-          each_row([&](int row, int, float (&v)[N]) { return value_from_tile<S, N, T>(column, rows[row], offset, v); });
+          // No pixel to check for fill or letterbox: the loops of nearly every tile.
+          auto whole_tile = [&](auto order) {
+            each_row([&](int row, int, float (&v)[N]) {
+              tile_value<decltype(order)::value, N, T>(column, rows[row], offset, v);
+              return AlwaysInside{};
+            });
+          };
+          if (whole && order == ChannelOrder::Ascending)
+            whole_tile(std::integral_constant<ChannelOrder, ChannelOrder::Ascending>{});
+          else if (whole && order == ChannelOrder::Descending)
+            whole_tile(std::integral_constant<ChannelOrder, ChannelOrder::Descending>{});
+          else if (whole)
+            whole_tile(std::integral_constant<ChannelOrder, ChannelOrder::Mapped>{});
+          else
+            each_row([&](int row, int, float (&v)[N]) { return value_from_tile<S, N, T>(column, rows[row], offset, v); });
         } else {
           each_row([&](int row, int, float (&v)[N]) { return value_from<S, N, T>(p, s, column, rows[row], v); });
         }

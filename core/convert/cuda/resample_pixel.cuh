@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <utility>
 
 #include "core/convert/cuda/resample_params.h"
 #include "core/convert/cuda/resample_tile.cuh"
@@ -144,25 +145,30 @@ template <Sampler S>
 inline constexpr bool kRowTable = S == Sampler::Copy || kFixedTaps<S> > 0;
 
 // V = the sum over the y taps of wy * H, H = the sum over the x taps of
-// wx * the byte load(ty, tx, k) gives, in tap order: resize::resample's
-// arithmetic for the fixed-tap interpolations. resample starts each sum
-// from 0; starting from the first term instead gives the same bits and
-// saves an add per sum: 0 + t differs from t only for t = -0, and a sum of
-// these terms never stays -0 to its end (t = -0 needs a negative weight and
-// a zero byte or H, and each axis has a positive weight, whose term is +0
-// or more: -0 + +0 = +0, and a non-zero term absorbs either zero).
-template <int N, int T, typename Load>
-__device__ __forceinline__ void separable_sum(const TapWeight (&wx)[T], const float (&wy)[T], Load&& load,
+// wx * the bytes pixel(ty, tx, b) gives (b[k]: channel k), in tap order:
+// resize::resample's arithmetic for the fixed-tap interpolations. resample
+// starts each sum from 0; starting from the first term instead gives the
+// same bits and saves an add per sum: 0 + t differs from t only for t = -0,
+// and a sum of these terms never stays -0 to its end (t = -0 needs a
+// negative weight and a zero byte or H, and each axis has a positive weight,
+// whose term is +0 or more: -0 + +0 = +0, and a non-zero term absorbs
+// either zero).
+template <int N, int T, typename Pixel>
+__device__ __forceinline__ void separable_sum(const TapWeight (&wx)[T], const float (&wy)[T], Pixel&& pixel,
                                               float (&v)[N]) {
 #pragma unroll
   for (int ty = 0; ty < T; ++ty) {
     float h[N];
+    std::uint8_t b[N];
+    pixel(ty, 0, b);
 #pragma unroll
-    for (int k = 0; k < N; ++k) h[k] = byte_product(wx[0], load(ty, 0, k));
+    for (int k = 0; k < N; ++k) h[k] = byte_product(wx[0], b[k]);
 #pragma unroll
-    for (int tx = 1; tx < T; ++tx)
+    for (int tx = 1; tx < T; ++tx) {
+      pixel(ty, tx, b);
 #pragma unroll
-      for (int k = 0; k < N; ++k) h[k] = resize::add(h[k], byte_product(wx[tx], load(ty, tx, k)));
+      for (int k = 0; k < N; ++k) h[k] = resize::add(h[k], byte_product(wx[tx], b[k]));
+    }
 #pragma unroll
     for (int k = 0; k < N; ++k) v[k] = ty == 0 ? resize::mul(wy[0], h[k]) : resize::add(v[k], resize::mul(wy[ty], h[k]));
   }
@@ -180,21 +186,61 @@ __device__ __forceinline__ bool value_from(const ResampleParams& p, const Resamp
 #pragma unroll
     for (int k = 0; k < N; ++k) v[k] = byte_value(__ldg(c.pixel[k] + row.offset[0]));
   } else {
-    separable_sum<N, T>(c.weight, row.weight, [&](int ty, int tx, int k) {
-      return __ldg(s.data + row.offset[ty] + static_cast<std::int64_t>(c.index[tx]) * s.stride_w + channel_offset(p, s, k));
+    separable_sum<N, T>(c.weight, row.weight, [&](int ty, int tx, std::uint8_t (&b)[N]) {
+      const std::uint8_t* at = s.data + row.offset[ty] + static_cast<std::int64_t>(c.index[tx]) * s.stride_w;
+#pragma unroll
+      for (int k = 0; k < N; ++k) b[k] = __ldg(at + channel_offset(p, s, k));
     }, v);
   }
   return true;
 }
 
-// The same from the block's source tile in shared memory: row.line[t] is
-// where tap t's row starts there, offset[t][k] tap t's channel k within it.
+// How a sample's mapped channels lie in its pixels, for the loads from the
+// source tile: any way (Mapped), or next to each other in the order of the
+// output channels (Ascending: RGB from RGB) or the reverse (Descending: RGB
+// from BGR). The last two load with the channel's offset in the instruction.
+enum class ChannelOrder { Mapped, Ascending, Descending };
+
+template <int N>
+__device__ __forceinline__ ChannelOrder channel_order(const ResampleParams& p) {
+  bool ascending = true, descending = true;
+#pragma unroll
+  for (int k = 1; k < N; ++k) {
+    ascending = ascending && p.channel_map[k] == p.channel_map[0] + k;
+    descending = descending && p.channel_map[k] == p.channel_map[0] - k;
+  }
+  return ascending ? ChannelOrder::Ascending : descending ? ChannelOrder::Descending : ChannelOrder::Mapped;
+}
+
+// b[k] = the byte at a + K[k] (Ascending: K = 0, 1, ..; Descending: N-1, N-2, ..).
+template <ChannelOrder O, int N, int... K>
+__device__ __forceinline__ void load_ordered(std::uint32_t a, std::uint8_t (&b)[N], std::integer_sequence<int, K...>) {
+  ((b[K] = shared_byte_at<O == ChannelOrder::Ascending ? K : N - 1 - K>(a)), ...);
+}
+
+// The N mapped channels of a pixel that shows the image, from the block's
+// source tile in shared memory: row.line[t] is where tap t's row starts
+// there, offset[t][k] tap t's channel k within it.
+template <ChannelOrder O, int N, int T, Sampler S>
+__device__ __forceinline__ void tile_value(const Column<S, N>& c, const RowTaps<T>& row, const int (&offset)[T][N],
+                                           float (&v)[N]) {
+  separable_sum<N, T>(c.weight, row.weight, [&](int ty, int tx, std::uint8_t (&b)[N]) {
+    if constexpr (O == ChannelOrder::Mapped) {
+#pragma unroll
+      for (int k = 0; k < N; ++k) b[k] = shared_byte(row.line[ty] + offset[tx][k]);
+    } else {  // the channel that lies first in the pixel
+      const int first = O == ChannelOrder::Ascending ? 0 : N - 1;
+      load_ordered<O, N>(row.line[ty] + offset[tx][first], b, std::make_integer_sequence<int, N>{});
+    }
+  }, v);
+}
+
+// The same for any pixel of the tile; false where it is fill or letterbox.
 template <Sampler S, int N, int T>
 __device__ __forceinline__ bool value_from_tile(const Column<S, N>& c, const RowTaps<T>& row, const int (&offset)[T][N],
                                                 float (&v)[N]) {
   if (!c.inside || !row.inside) return false;
-  separable_sum<N, T>(c.weight, row.weight, [&](int ty, int tx, int k) { return shared_byte(row.line[ty] + offset[tx][k]); },
-                      v);
+  tile_value<ChannelOrder::Mapped, N, T>(c, row, offset, v);
   return true;
 }
 
