@@ -1,5 +1,6 @@
 #include "core/stage/sample_layout.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace ferry::core {
@@ -83,6 +84,18 @@ void pack_sample(std::uint8_t* dst, const std::uint8_t* src, const SampleShape& 
         for (std::int64_t k = 0; k < d.size[2]; ++k) *dst++ = s[k * d.stride[2]];
       }
     }
+  }
+}
+
+void pack_sample_range(std::uint8_t* dst, const std::uint8_t* src, const SampleLayout& layout, std::uint64_t from,
+                       std::uint64_t to) noexcept {
+  const auto row_bytes = static_cast<std::uint64_t>(layout.row_bytes);
+  std::uint64_t row = from / row_bytes, at = from % row_bytes;
+  for (std::uint64_t b = from; b < to; at = 0, ++row) {
+    const std::uint64_t n = std::min(row_bytes - at, to - b);
+    std::memcpy(dst + b, src + static_cast<std::int64_t>(row) * layout.pitch + static_cast<std::int64_t>(at),
+                static_cast<std::size_t>(n));
+    b += n;
   }
 }
 

@@ -52,6 +52,12 @@ bool is_dense_batch(const ConvertPlan& plan, const SampleLayout& layout) noexcep
 void pack_sample(std::uint8_t* dst, const std::uint8_t* src, const SampleShape& shape,
                  const SampleLayout& layout) noexcept;
 
+// Copies bytes [from, to) of the packed form of a sample whose layout is
+// rows (layout.is_rows()) into dst + from, dst being where the whole packed
+// sample goes: pieces of one large sample can go to several threads.
+void pack_sample_range(std::uint8_t* dst, const std::uint8_t* src, const SampleLayout& layout, std::uint64_t from,
+                       std::uint64_t to) noexcept;
+
 // The view of a staged chunk: `count` packed samples from `staged`.
 inline SourceView staged_view(const void* staged, const SampleLayout& layout) noexcept {
   SourceView v;

@@ -199,6 +199,31 @@ TEST_F(StagedPipeline, SamplesOfDifferentSizesAreStagedAtTheirOwnSizes) {
   }
 }
 
+// Images larger than a gather piece (256 KiB) are gathered in pieces by
+// several staging threads. Nearest upscales to 420 x 420 read every source
+// pixel and give it out unchanged as uint8, so a byte gathered wrong shows.
+TEST_F(StagedPipeline, LargeSamplesOfDifferentSizesAreGatheredInPieces) {
+  build();
+  std::mt19937 rng(43);
+  VariableCase k;
+  k.c = 3;
+  for (const auto& [h, w] : {std::pair{420, 380}, std::pair{300, 420}, std::pair{17, 9}, std::pair{401, 411}}) {
+    k.samples.push_back(random_sample(rng, h, w, k.c, FERRY_LAYOUT_NHWC));  // rows padded now and then
+    k.descs.push_back(k.samples.back().desc());
+  }
+  ferry_transform t;
+  ferry_transform_init(&t, sizeof t);
+  t.resize_w = t.resize_h = 420;
+  t.interpolation = FERRY_INTERP_NEAREST;
+  t.out_dtype = FERRY_DTYPE_UINT8;
+  const ferry_source src = variable_source(k.descs, k.c, k.layout);
+  auto b = submit(src, t, nullptr, FERRY_SOURCE_AUTO, std::uint64_t{1} << 20);
+  EXPECT_EQ(b->submitted.route, BatchRoute::kStaged);
+  stager_->wait(*b);
+  expect_matches(*b, src, t);
+  stager_->release(*b);
+}
+
 // Packed images one after another in pinned memory (a decoder's arena): one
 // copy a chunk, not one an image.
 TEST_F(StagedPipeline, SamplesOfDifferentSizesInOneArenaAreOneCopyAChunk) {

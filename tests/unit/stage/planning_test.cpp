@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -135,6 +136,35 @@ TEST(StageSampleLayout, RowsOfEachSourceShape) {
             ASSERT_EQ(packed[static_cast<std::size_t>((y * w + x) * 3 + k)],
                       sample_at(view, i)[y * plan.source_strides.h + x * plan.source_strides.w +
                                          k * plan.source_strides.c]);
+    }
+  }
+}
+
+// A large sample is gathered in pieces by several threads: any cut of its
+// packed bytes into ranges, each packed on its own, gives what packing the
+// whole sample gives (rows cut in their middle, pieces of a byte, a range
+// spanning several rows).
+TEST(StageSampleLayout, PiecesOfASamplePackAsTheWholeDoes) {
+  using test::SourceKind;
+  std::mt19937 rng(11);
+  for (SourceKind kind : {SourceKind::kPacked, SourceKind::kPitched, SourceKind::kSamples}) {
+    auto src = test::make_source(nullptr, kind, 2, 9, 7, 3);
+    const ConvertPlan plan = plan_for(src->source);
+    const SampleLayout layout = sample_layout_of(plan);
+    ASSERT_TRUE(layout.is_rows()) << test::name_of(kind);
+    const SourceView view = source_view_of(plan, api::to_core(src->source));
+    std::vector<std::uint8_t> whole(layout.packed_bytes), pieces(layout.packed_bytes);
+    for (std::int64_t i = 0; i < 2; ++i) {
+      pack_sample(whole.data(), sample_at(view, i), shape_of(plan), layout);
+      for (int trial = 0; trial < 20; ++trial) {
+        std::fill(pieces.begin(), pieces.end(), std::uint8_t{0xA5});
+        for (std::uint64_t from = 0; from < layout.packed_bytes;) {
+          const std::uint64_t to = std::min<std::uint64_t>(layout.packed_bytes, from + 1 + rng() % 40);
+          pack_sample_range(pieces.data(), sample_at(view, i), layout, from, to);
+          from = to;
+        }
+        ASSERT_EQ(pieces, whole) << test::name_of(kind) << " sample " << i << " trial " << trial;
+      }
     }
   }
 }
