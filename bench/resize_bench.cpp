@@ -17,7 +17,10 @@
 // table run from Python: bench/python/resize_bench.py.
 //
 //   ferry_bench_resize [--n 256] [--iters 30] [--frames 300] [--batches 40] [--in-flight 3]
-//                      [--tables kernel,detector,training]
+//                      [--tables kernel,detector,training] [--staging-threads N]
+// --staging-threads sets ferry_context_options.staging_threads (default 0:
+// three quarters of the host's cores): pageable images are only as fast as
+// those threads copy host memory.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -45,13 +48,14 @@ using ferry::bench::window_bytes;
 
 struct Options {
   int n = 256, iters = 30, frames = 300, batches = 40, in_flight = 3;
+  int staging_threads = 0;  // ferry_context_options.staging_threads (0: ferry's default)
   std::string tables = "kernel,detector,training";  // which tables to run
 };
 
 [[noreturn]] void usage(int code) {
   std::fprintf(stderr,
                "usage: ferry_bench_resize [--n N] [--iters N] [--frames N] [--batches N] [--in-flight N]\n"
-               "                          [--tables kernel,detector,training]\n");
+               "                          [--tables kernel,detector,training] [--staging-threads N]\n");
   std::exit(code);
 }
 
@@ -68,11 +72,12 @@ Options parse(int argc, char** argv) {
     else if (a == "--frames") o.frames = next();
     else if (a == "--batches") o.batches = next();
     else if (a == "--in-flight") o.in_flight = next();
+    else if (a == "--staging-threads") o.staging_threads = next();
     else if (a == "--tables" && i + 1 < argc) o.tables = argv[++i];
     else if (a == "-h" || a == "--help") usage(0);
     else usage(2);
   }
-  if (o.n < 1 || o.iters < 3 || o.frames < 10 || o.batches < 3 || o.in_flight < 1) usage(2);
+  if (o.n < 1 || o.iters < 3 || o.frames < 10 || o.batches < 3 || o.in_flight < 1 || o.staging_threads < 0) usage(2);
   return o;
 }
 
@@ -347,6 +352,7 @@ int run(const Options& o) {
   ferry_context_options co;
   ferry_context_options_init(&co, sizeof co);
   co.device_kind = FERRY_DEVICE_CUDA;
+  co.staging_threads = o.staging_threads;
   ferry_context_t ctx = nullptr;
   check(ferry_context_create(&ctx, &co), "ferry_context_create");
   cudaStream_t stream = nullptr;
