@@ -94,6 +94,8 @@
 %ignore ferry_source::samples;
 %ignore ferry_source::sample_descs;
 %ignore ferry_sample_desc;
+%ignore ferry_source::plane_offset;
+%ignore ferry_source::plane_pitch;
 %ignore ferry_transform::channel_map;
 %ignore ferry_transform::mean;
 %ignore ferry_transform::std;

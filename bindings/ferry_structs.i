@@ -54,6 +54,22 @@
     $self->sample_descs = descs;
     $self->n = static_cast<int64_t>(n);
   }
+  /* A frame's planes (ferry_source.plane_offset / plane_pitch, for a format
+   * other than CHANNELS): 1 to 3 values, plane 0 first; the rest become 0. */
+  void set_plane_offsets(const long long* values, size_t count) {
+    int64_t planes[3] = {0, 0, 0};
+    ferry_binding::set_fixed(planes, 3, reinterpret_cast<const int64_t*>(values), count, "plane_offsets");
+    for (int k = 0; k < 3; ++k) $self->plane_offset[k] = planes[k];
+  }
+  void set_plane_pitches(const long long* values, size_t count) {
+    int64_t planes[3] = {0, 0, 0};
+    ferry_binding::set_fixed(planes, 3, reinterpret_cast<const int64_t*>(values), count, "plane_pitches");
+    for (int k = 0; k < 3; ++k) $self->plane_pitch[k] = planes[k];
+  }
+  long long plane_offset_at(int index) const {
+    return ferry_binding::get_fixed($self->plane_offset, 3, index, "plane_offset");
+  }
+  long long plane_pitch_at(int index) const { return ferry_binding::get_fixed($self->plane_pitch, 3, index, "plane_pitch"); }
   size_t sample_count() const { return $self->samples ? static_cast<size_t>($self->n) : 0; }
   void* sample_at(size_t index) const {
     if ($self->samples == NULL || index >= static_cast<size_t>($self->n))

@@ -49,6 +49,12 @@ core::SourceDesc to_core(const ferry_source& s) {
   d.layout = enum_of<core::Layout>(s.layout);
   d.stride_n = s.stride_n, d.stride_c = s.stride_c, d.stride_h = s.stride_h, d.stride_w = s.stride_w;
   d.sample_descs = reinterpret_cast<const core::SampleDesc*>(s.sample_descs);
+  d.format = enum_of<core::PixelFormat>(s.format);
+  d.color_matrix = enum_of<core::ColorMatrix>(s.color_matrix);
+  d.color_range = enum_of<core::ColorRange>(s.color_range);
+  d.chroma_filter = enum_of<core::ChromaFilter>(s.chroma_filter);
+  std::copy(s.plane_offset, s.plane_offset + 3, d.plane_offset);
+  std::copy(s.plane_pitch, s.plane_pitch + 3, d.plane_pitch);
   return d;
 }
 
@@ -62,6 +68,12 @@ ferry_source to_c(const core::SourceDesc& d) {
   s.layout = static_cast<ferry_layout>(d.layout);
   s.stride_n = d.stride_n, s.stride_c = d.stride_c, s.stride_h = d.stride_h, s.stride_w = d.stride_w;
   s.sample_descs = reinterpret_cast<const ferry_sample_desc*>(d.sample_descs);
+  s.format = static_cast<ferry_pixel_format>(d.format);
+  s.color_matrix = static_cast<ferry_color_matrix>(d.color_matrix);
+  s.color_range = static_cast<ferry_color_range>(d.color_range);
+  s.chroma_filter = static_cast<ferry_chroma_filter>(d.chroma_filter);
+  std::copy(d.plane_offset, d.plane_offset + 3, s.plane_offset);
+  std::copy(d.plane_pitch, d.plane_pitch + 3, s.plane_pitch);
   return s;
 }
 

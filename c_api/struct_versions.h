@@ -78,6 +78,15 @@ struct transform {
 
 }  // namespace v2
 
+namespace v3 {  // ferry 0.3.0: samples of different sizes
+
+struct source {
+  v2::source base;
+  const ferry_sample_desc* sample_descs;
+};
+
+}  // namespace v3
+
 // Each frozen layout is a prefix of today's.
 static_assert(offsetof(v1::context_options, submit_nonblocking) ==
               offsetof(ferry_context_options, submit_nonblocking));
@@ -86,6 +95,8 @@ static_assert(offsetof(v1::stats, input_gbps) == offsetof(ferry_stats, input_gbp
 static_assert(sizeof(v1::stats) <= offsetof(ferry_stats, batches_unreleased));
 static_assert(offsetof(v2::source, stride_w) == offsetof(ferry_source, stride_w));
 static_assert(sizeof(v2::source) <= offsetof(ferry_source, sample_descs));
+static_assert(offsetof(v3::source, sample_descs) == offsetof(ferry_source, sample_descs));
+static_assert(sizeof(v3::source) <= offsetof(ferry_source, format));
 static_assert(offsetof(v2::transform, fill_value) == offsetof(ferry_transform, fill_value));
 static_assert(sizeof(v2::transform) <= offsetof(ferry_transform, resize_w));
 
@@ -105,7 +116,7 @@ struct ReleasedSizes<ferry_stats> {
 
 template <>
 struct ReleasedSizes<ferry_source> {
-  static constexpr std::array<std::size_t, 2> values{sizeof(v2::source), sizeof(ferry_source)};
+  static constexpr std::array<std::size_t, 3> values{sizeof(v2::source), sizeof(v3::source), sizeof(ferry_source)};
 };
 template <>
 struct ReleasedSizes<ferry_transform> {

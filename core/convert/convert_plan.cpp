@@ -38,6 +38,7 @@ void check_positive(std::int64_t v, const char* name) {
 
 namespace {
 
+using plan_checks::check_frames;
 using plan_checks::check_positive;
 using plan_checks::check_resize;
 using plan_checks::check_sample_descs;
@@ -69,6 +70,17 @@ Layout checked_layout(const Layout& field, const char* name) {
 void check_source(ConvertPlan& plan, const SourceDesc& s) {
   const Layout layout = checked_layout(s.layout, "source.layout");
   FERRY_EXPECT(s.n > 0, Status::InvalidArgument, "source.n is ", s.n, ": must be positive");
+  plan.frame = checked_frame_decode(s);
+  if (plan.is_frame()) {
+    check_frames(plan, s);
+    return;
+  }
+  const std::int64_t no_planes[3] = {0, 0, 0};
+  FERRY_EXPECT(std::equal(s.plane_offset, s.plane_offset + 3, no_planes) &&
+                   std::equal(s.plane_pitch, s.plane_pitch + 3, no_planes),
+               Status::InvalidArgument,
+               "source.plane_offset or plane_pitch is set with format FERRY_FORMAT_CHANNELS: planes are for frame "
+               "formats; channels take the strides");
   if (s.sample_descs != nullptr) {
     FERRY_EXPECT(s.c > 0 && s.c <= 4, Status::InvalidArgument, "source.c is ", s.c, ": must be 1, 3 or 4");
     FERRY_EXPECT(s.c != 2, Status::Unsupported, "source.c is 2: only 1, 3 or 4 channels are supported");

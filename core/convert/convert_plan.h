@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/convert/descriptors.h"
+#include "core/convert/frame_format.h"
 #include "core/convert/resize_geometry.h"
 
 namespace ferry::core {
@@ -25,6 +26,7 @@ struct SampleSource {
   std::int64_t h = 0, w = 0;
   Strides4 strides;          // c, h, w resolved; n unused
   std::uint64_t extent = 0;  // bytes the sample spans
+  FramePlanes planes;        // a frame's planes (count 0: c channels at the strides)
 };
 
 // The uint8 samples one convert call reads: `count` samples, local index i
@@ -62,6 +64,10 @@ struct ConvertPlan {
   // source_sample_extent the largest extent. Empty for one size.
   std::vector<SampleSource> sample_sources;
   std::vector<const std::uint8_t*> sample_data;
+  // Camera and video frames (source.format): each sample is a frame, held as
+  // samples of different sizes (sample_sources[g].planes), decoded to the
+  // R, G, B image that c = 3 and the rest of the plan describe.
+  FrameDecode frame;
 
   // --- output: n x out_channels_total x out_h x out_w of dtype ---
   DType dtype = DType::Float32;
@@ -101,6 +107,7 @@ struct ConvertPlan {
   std::uint32_t letterbox_bits[4] = {0, 0, 0, 0};  // letterbox_value per output channel, in the dtype's bits
 
   bool variable_sizes() const noexcept { return !sample_sources.empty(); }
+  bool is_frame() const noexcept { return is_frame_format(frame.format); }
   std::int64_t h_of(std::int64_t g) const noexcept {
     return sample_sources.empty() ? h : sample_sources[static_cast<std::size_t>(g)].h;
   }

@@ -26,6 +26,11 @@ void check_positive(std::int64_t v, const char* name);
 // fields must stay unset, so no value is silently ignored.
 void check_sample_descs(ConvertPlan& plan, const SourceDesc& s, Layout layout);
 
+// A source of camera or video frames (source.format): each frame's planes
+// and extent into plan.sample_sources and sample_data, c = 3 (the decoded
+// R, G, B), h and w the largest frame's. plan.frame is set.
+void check_frames(ConvertPlan& plan, const SourceDesc& s);
+
 // Validates the resize fields (transform.resize_w/h and the rest) and works
 // out every sample's axes into plan.sample_resize, out_w, out_h and
 // letterbox_bits. The crop fields give the windows unless the fractional

@@ -1,6 +1,7 @@
 #include "core/convert/converter.h"
 
 #include "core/convert/convert_cpu.h"
+#include "core/convert/frame_decode.h"
 #include "core/error.h"
 
 #if FERRY_HAVE_CUDA
@@ -33,6 +34,10 @@ void Converter::convert(const ConvertPlan& plan, const SourceView& source, std::
   FERRY_EXPECT(source.base != nullptr || source.samples != nullptr, Status::InvalidArgument,
                "source has neither a base pointer nor a samples array");
   if (count == 0) return;
+  if (plan.is_frame()) {
+    convert_frames(plan, source, first, count, output_base, stream);
+    return;
+  }
 #if FERRY_HAVE_CUDA
   if (cuda_) {
     cuda_->convert(plan, source, first, count, output_base, stream, batch_table);
@@ -42,6 +47,21 @@ void Converter::convert(const ConvertPlan& plan, const SourceView& source, std::
   (void)stream;
   (void)batch_table;
   convert_on_cpu(plan, source, first, count, output_base, pool_);
+}
+
+void Converter::convert_frames(const ConvertPlan& plan, const SourceView& frames, std::int64_t first,
+                               std::int64_t count, void* output_base, void* stream) {
+  DecodedFrames decoded(plan, first, count);
+#if FERRY_HAVE_CUDA
+  if (cuda_) {
+    cuda_->convert_frames(plan, frames, first, count, decoded, output_base, stream);
+    return;
+  }
+#endif
+  (void)stream;
+  std::vector<std::uint8_t> rgb(static_cast<std::size_t>(decoded.bytes()));
+  decode_frames_on_cpu(plan, frames, first, count, decoded, rgb.data(), pool_);
+  convert_on_cpu(plan, decoded.view_of(rgb.data()), first, count, output_base, pool_);
 }
 
 void* Converter::upload_batch_table(const ConvertPlan& plan, void* stream) {

@@ -60,6 +60,11 @@ class Converter {
   bool is_cuda() const noexcept { return cuda_ != nullptr; }
 
  private:
+  // Camera and video frames: decoded to R, G, B images in scratch memory,
+  // then converted as 3-channel samples (core/convert/frame_decode.h).
+  void convert_frames(const ConvertPlan& plan, const SourceView& frames, std::int64_t first, std::int64_t count,
+                      void* output_base, void* stream);
+
   ThreadPool pool_;
   std::unique_ptr<CudaConverter> cuda_;
 };

@@ -33,6 +33,24 @@ enum class Interpolation : int { Nearest = 1, Linear = 2, Cubic = 3, Area = 4, L
 enum class ResizeMode : int { Stretch = 1, Letterbox = 2, ShorterSide = 3 };
 enum class LetterboxAlign : int { Center = 0, TopLeft = 1 };
 
+// Camera and video frames (include/ferry/pixel_format.h defines each exactly).
+enum class PixelFormat : int {
+  Channels = 0,
+  NV12 = 1,
+  NV21 = 2,
+  I420 = 3,
+  YV12 = 4,
+  YUYV = 5,
+  UYVY = 6,
+  BayerRGGB = 7,
+  BayerBGGR = 8,
+  BayerGRBG = 9,
+  BayerGBRG = 10
+};
+enum class ColorMatrix : int { BT601 = 0, BT709 = 1, BT2020 = 2 };
+enum class ColorRange : int { Limited = 0, Full = 1 };
+enum class ChromaFilter : int { Nearest = 0, Linear = 1 };
+
 // One sample of a batch of different sizes: pointer, readable bytes, size,
 // byte strides in the batch's layout (0: packed).
 struct SampleDesc {
@@ -54,6 +72,14 @@ struct SourceDesc {
   Layout layout = Layout::NHWC;
   std::int64_t stride_n = 0, stride_c = 0, stride_h = 0, stride_w = 0;
   const SampleDesc* sample_descs = nullptr;  // n entries, or NULL
+  // A frame format: each sample a frame whose planes lie plane_offset[p]
+  // bytes from its start, plane_pitch[p] bytes a row (0s: the defaults).
+  PixelFormat format = PixelFormat::Channels;
+  ColorMatrix color_matrix = ColorMatrix::BT601;
+  ColorRange color_range = ColorRange::Limited;
+  ChromaFilter chroma_filter = ChromaFilter::Nearest;
+  std::int64_t plane_offset[3] = {0, 0, 0};
+  std::int64_t plane_pitch[3] = {0, 0, 0};
 };
 
 // One fused pass: window, mirror, channel map, out = (in * scale - mean) / std,

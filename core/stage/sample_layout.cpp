@@ -61,6 +61,38 @@ SampleLayout sample_layout_of(const SampleShape& shape) {
   return out;
 }
 
+SampleLayout sample_layout_of(const ConvertPlan& plan, std::int64_t g) {
+  if (!plan.is_frame()) return sample_layout_of(shape_of(plan, g));
+  SampleLayout out;
+  out.planes = plan.sample_sources[static_cast<std::size_t>(g)].planes;
+  out.packed_planes = out.planes;
+  std::int64_t at = 0;
+  for (int k = 0; k < out.planes.count; ++k) {
+    PlaneRows& p = out.packed_planes.plane[k];
+    p.offset = at, p.pitch = p.row_bytes;
+    at += p.rows * p.row_bytes;
+  }
+  out.packed_planes.extent = static_cast<std::uint64_t>(at);
+  out.packed_bytes = static_cast<std::uint64_t>(at);
+  out.packed_strides = Strides4{at, 0, 0, 0};
+  // Planes that follow one another at one pitch from the frame's start are one 2-D copy.
+  const PlaneRows& first = out.planes.plane[0];
+  std::int64_t rows = first.rows;
+  bool one_copy = first.offset == 0;
+  for (int k = 1; k < out.planes.count && one_copy; ++k) {
+    const PlaneRows& p = out.planes.plane[k];
+    one_copy = p.pitch == first.pitch && p.row_bytes == first.row_bytes && p.offset == rows * first.pitch;
+    rows += p.rows;
+  }
+  if (!one_copy) return out;
+  if (first.pitch == first.row_bytes) {
+    out.rows = 1, out.row_bytes = at, out.pitch = at;
+  } else {
+    out.rows = rows, out.row_bytes = first.row_bytes, out.pitch = first.pitch;
+  }
+  return out;
+}
+
 bool is_dense_batch(const ConvertPlan& plan, const SampleLayout& layout) noexcept {
   return !plan.source_has_samples && layout.is_packed() &&
          (plan.n == 1 || plan.source_strides.n == static_cast<std::int64_t>(layout.packed_bytes));
@@ -68,6 +100,16 @@ bool is_dense_batch(const ConvertPlan& plan, const SampleLayout& layout) noexcep
 
 void pack_sample(std::uint8_t* dst, const std::uint8_t* src, const SampleShape& shape,
                  const SampleLayout& layout) noexcept {
+  if (!layout.is_rows() && layout.planes.count > 0) {  // a frame's planes, each to its packed place
+    for (int k = 0; k < layout.planes.count; ++k) {
+      const PlaneRows& from = layout.planes.plane[k];
+      const PlaneRows& to = layout.packed_planes.plane[k];
+      for (std::int64_t r = 0; r < from.rows; ++r)
+        std::memcpy(dst + to.offset + r * to.pitch, src + from.offset + r * from.pitch,
+                    static_cast<std::size_t>(from.row_bytes));
+    }
+    return;
+  }
   if (layout.is_rows()) {
     for (std::int64_t r = 0; r < layout.rows; ++r)
       std::memcpy(dst + r * layout.row_bytes, src + r * layout.pitch, static_cast<std::size_t>(layout.row_bytes));
@@ -110,7 +152,8 @@ SourceView StagedSamples::view_of(const ConvertPlan& plan, const std::vector<Sam
     const std::size_t g = static_cast<std::size_t>(first) + i;
     pointers_[i] = staged + (offsets[g] - origin);
     const SampleSource& own = plan.sample_sources[g];
-    geometry_[i] = SampleSource{own.h, own.w, layouts[g].packed_strides, layouts[g].packed_bytes};
+    geometry_[i] = SampleSource{own.h, own.w, layouts[g].packed_strides, layouts[g].packed_bytes,
+                                layouts[g].packed_planes};
   }
   SourceView v;
   v.samples = pointers_.data();

@@ -21,6 +21,11 @@ struct SampleLayout {
   // `pitch` bytes apart (a 2-D copy), when its strides allow that; rows == 0
   // when they do not (then it is gathered element by element on the host).
   std::int64_t rows = 0, row_bytes = 0, pitch = 0;
+  // A frame (plan.is_frame()): its planes in the caller's memory, and where
+  // each goes in the packed form (planes back to back). A frame whose planes
+  // follow one another at one pitch is also `rows` above (NV12 in one buffer);
+  // one whose planes are apart is packed plane by plane on the host.
+  FramePlanes planes, packed_planes;
 
   bool is_rows() const noexcept { return rows > 0; }
   bool is_packed() const noexcept { return rows == 1; }
@@ -38,6 +43,8 @@ SampleShape shape_of(const ConvertPlan& plan, std::int64_t g);
 
 SampleLayout sample_layout_of(const SampleShape& shape);
 inline SampleLayout sample_layout_of(const ConvertPlan& plan) { return sample_layout_of(shape_of(plan)); }
+// Sample g's layout: its shape's, or its frame planes'.
+SampleLayout sample_layout_of(const ConvertPlan& plan, std::int64_t g);
 
 // The caller's sample g (global index) in `view` (the caller's own view).
 inline const std::uint8_t* sample_at(const SourceView& view, std::int64_t g) noexcept {

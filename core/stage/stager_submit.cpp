@@ -72,7 +72,7 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
     b.submitted.sample_layouts.resize(n);
     b.submitted.sample_offsets.assign(n + 1, 0);
     for (std::size_t g = 0; g < n; ++g) {
-      b.submitted.sample_layouts[g] = sample_layout_of(shape_of(b.submitted.plan, static_cast<std::int64_t>(g)));
+      b.submitted.sample_layouts[g] = sample_layout_of(b.submitted.plan, static_cast<std::int64_t>(g));
       b.submitted.sample_offsets[g + 1] = b.submitted.sample_offsets[g] + b.submitted.sample_layouts[g].packed_bytes;
     }
     b.submitted.input_bytes = b.submitted.sample_offsets[n];

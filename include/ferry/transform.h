@@ -4,6 +4,7 @@
 #define FERRY_TRANSFORM_H
 
 #include "ferry/context.h"
+#include "ferry/pixel_format.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +52,27 @@ typedef struct ferry_source {
   ferry_layout layout; /* default NHWC */
   int64_t stride_n, stride_c, stride_h, stride_w;
   const ferry_sample_desc* sample_descs; /* n entries, or NULL (default) */
+
+  /* --- Camera and video frames (appended after 0.3.0; ferry/pixel_format.h) ---
+   * A format other than CHANNELS makes each sample a frame of w x h pixels
+   * in that format: `data` (frame i at data + i * stride_n, stride_n 0 = the
+   * frame's extent), `samples` or `sample_descs` point at frame i's start,
+   * and its planes lie at plane_offset[p] bytes from there, plane_pitch[p]
+   * bytes between rows. c is 0 or 3 (the decoded R, G, B), layout NHWC,
+   * stride_c/h/w 0 (sample_descs[i].stride_h: that frame's plane 0 pitch).
+   * plane_offset all 0 (default): the planes follow one another from the
+   * frame's start (a frame in one buffer: V4L2, FFmpeg's
+   * av_image_copy_to_buffer); else each plane of the format at its own
+   * offset (>= 0; an NVDEC surface's chroma at pitch * surface height).
+   * plane_pitch[p] 0: plane 0's pitch is its row (w, or 4*cw for YUYV),
+   * NV12's chroma pitch plane 0's, I420's ceil(pitch0 / 2), at least the
+   * plane's row. The frame's extent: the end of its farthest plane row. */
+  ferry_pixel_format format;          /* default FERRY_FORMAT_CHANNELS */
+  ferry_color_matrix color_matrix;    /* YUV formats; default BT601 */
+  ferry_color_range color_range;      /* YUV formats; default LIMITED */
+  ferry_chroma_filter chroma_filter;  /* 4:2:0 and 4:2:2 formats; default NEAREST */
+  int64_t plane_offset[3];
+  int64_t plane_pitch[3];
 } ferry_source;
 
 typedef struct ferry_rect {

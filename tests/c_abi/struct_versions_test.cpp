@@ -36,8 +36,11 @@ TEST(StructVersions, LayoutsAreFrozen) {
   EXPECT_OFFSET(ferry_submit_options, callback, 40);
   EXPECT_OFFSET(ferry_submit_options, user_data, 48);
   EXPECT_EQ(sizeof(ferry::api::v2::source), 112u);
-  EXPECT_EQ(sizeof(ferry_source), 120u);
+  EXPECT_EQ(sizeof(ferry::api::v3::source), 120u);
+  EXPECT_EQ(sizeof(ferry_source), 184u);
   EXPECT_OFFSET(ferry_source, sample_descs, 112);
+  EXPECT_OFFSET(ferry_source, format, 120);
+  EXPECT_OFFSET(ferry_source, plane_pitch, 160);
   EXPECT_EQ(sizeof(ferry_source), ReleasedSizes<ferry_source>::values.back());
   EXPECT_EQ(sizeof(ferry::api::v2::transform), 168u);
   EXPECT_EQ(sizeof(ferry_transform), 248u);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/convert/cuda/convert_kernel_params.h"
+#include "core/convert/cuda/frame_decode_kernel.h"
 #include "core/convert/cuda/resample_params.h"
 #include "core/convert/kernel_choice.h"
 #include "core/device/cuda/cuda_check.h"
@@ -169,6 +170,35 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
   // Only now: a block freed on a stream is at once reusable by the next
   // allocation on it, whose copy must queue behind this kernel, not before it.
   memory_.device_cache().free(on_device, stream);
+}
+
+void CudaConverter::convert_frames(const ConvertPlan& plan, const SourceView& frames, std::int64_t first,
+                                   std::int64_t count, DecodedFrames& decoded, void* output_base, void* stream) {
+  DeviceScope scope(runtime_);
+  std::vector<cuda_convert::DecodeFrameRow> rows(static_cast<std::size_t>(count));
+  std::int64_t max_h = 1, max_w = 1;
+  for (std::int64_t i = 0; i < count; ++i) {
+    rows[static_cast<std::size_t>(i)].frame = frame_ref_of(plan, frames, first, i);
+    max_h = std::max<std::int64_t>(max_h, rows[static_cast<std::size_t>(i)].frame.h);
+    max_w = std::max<std::int64_t>(max_w, rows[static_cast<std::size_t>(i)].frame.w);
+  }
+  DeviceCache& cache = memory_.device_cache();
+  auto* rgb = static_cast<std::uint8_t*>(cache.allocate(static_cast<std::size_t>(decoded.bytes()), stream));
+  void* table = nullptr;
+  try {
+    for (std::int64_t i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)].rgb = rgb + decoded.offset(i);
+    table = upload(rows.data(), rows.size() * sizeof(cuda_convert::DecodeFrameRow), stream);
+    cuda_convert::launch_decode_frames(static_cast<const cuda_convert::DecodeFrameRow*>(table), count, plan.frame,
+                                       max_h, max_w, stream);
+    convert(plan, decoded.view_of(rgb), first, count, output_base, stream, nullptr);
+  } catch (...) {
+    if (table != nullptr) cache.free(table, stream);
+    cache.free(rgb, stream);
+    throw;
+  }
+  // Behind the kernels that read them (see convert()).
+  cache.free(table, stream);
+  cache.free(rgb, stream);
 }
 
 void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView& source, std::int64_t first,

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "core/convert/convert_plan.h"
+#include "core/convert/frame_decode.h"
 #include "core/device/device_runtime.h"
 #include "core/memory/memory_system.h"
 
@@ -29,6 +30,11 @@ class CudaConverter {
   // As Converter::convert (core/convert/converter.h), on the device.
   void convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
                void* output_base, void* stream, const void* batch_table);
+  // Camera and video frames: `decoded`'s R, G, B images in a device-cache
+  // block, decoded on `stream` and then converted as convert() does; the
+  // block goes back in stream order behind the conversion.
+  void convert_frames(const ConvertPlan& plan, const SourceView& frames, std::int64_t first, std::int64_t count,
+                      DecodedFrames& decoded, void* output_base, void* stream);
   // As Converter::upload_batch_table.
   void* upload_batch_table(const ConvertPlan& plan, void* stream);
 

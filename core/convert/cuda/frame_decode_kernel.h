@@ -1,0 +1,23 @@
+// The CUDA frame decoder (frame_decode_kernel.cu): one launch decodes a
+// chunk's camera or video frames to packed R, G, B images, each pixel by
+// frame_color.h, so the GPU gives the CPU decoder's bytes. Plain C++, included
+// by the host code that fills the table (cuda_converter.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "core/convert/frame_color.h"
+
+namespace ferry::core::cuda_convert {
+
+// One frame of the launch: where it is, and where its w x h x 3 image goes.
+struct DecodeFrameRow {
+  frame::FrameRef frame;
+  std::uint8_t* rgb = nullptr;
+};
+
+// rows: `count` entries in device memory; max_h, max_w: the largest frame's.
+void launch_decode_frames(const DecodeFrameRow* rows, std::int64_t count, const FrameDecode& decode, std::int64_t max_h,
+                          std::int64_t max_w, void* stream);
+
+}  // namespace ferry::core::cuda_convert
