@@ -77,6 +77,10 @@
 %rename(RectF) ferry_rectf;
 %rename(Interpolation) ferry_interpolation;
 %rename(ResizeMode) ferry_resize_mode;
+%rename(PixelFormat) ferry_pixel_format;
+%rename(ColorMatrix) ferry_color_matrix;
+%rename(ColorRange) ferry_color_range;
+%rename(ChromaFilter) ferry_chroma_filter;
 %rename(LetterboxAlign) ferry_letterbox_align;
 %rename(Transform) ferry_transform;
 %rename(Output) ferry_output;
@@ -127,6 +131,7 @@
 %include "ferry/context.h"
 %include "ferry/memory.h"
 %include "ferry/stats.h"
+%include "ferry/pixel_format.h"  /* before transform.h: ferry_source's enum fields are these enums */
 %include "ferry/transform.h"
 %include "ferry/batch.h"
 

@@ -119,6 +119,26 @@ static void ferry_managed_release_hold(void* hold) {
 %rename(ShorterSide) FERRY_RESIZE_SHORTER_SIDE;
 %rename(Center) FERRY_ALIGN_CENTER;
 %rename(TopLeft) FERRY_ALIGN_TOP_LEFT;
+/* The frame enums (ferry/pixel_format.h, included by ../ferry.i); ChromaFilter keeps Chroma
+ * (ChromaLinear vs Interpolation.Linear). */
+%rename(Channels) FERRY_FORMAT_CHANNELS;
+%rename(Nv12) FERRY_FORMAT_NV12;
+%rename(Nv21) FERRY_FORMAT_NV21;
+%rename(I420) FERRY_FORMAT_I420;
+%rename(Yv12) FERRY_FORMAT_YV12;
+%rename(Yuyv) FERRY_FORMAT_YUYV;
+%rename(Uyvy) FERRY_FORMAT_UYVY;
+%rename(BayerRggb) FERRY_FORMAT_BAYER_RGGB;
+%rename(BayerBggr) FERRY_FORMAT_BAYER_BGGR;
+%rename(BayerGrbg) FERRY_FORMAT_BAYER_GRBG;
+%rename(BayerGbrg) FERRY_FORMAT_BAYER_GBRG;
+%rename(Bt601) FERRY_COLOR_BT601;
+%rename(Bt709) FERRY_COLOR_BT709;
+%rename(Bt2020) FERRY_COLOR_BT2020;
+%rename(Limited) FERRY_RANGE_LIMITED;
+%rename(Full) FERRY_RANGE_FULL;
+%rename(ChromaNearest) FERRY_CHROMA_NEAREST;
+%rename(ChromaLinear) FERRY_CHROMA_LINEAR;
 
 /* The function would share the class DeviceProperties's name. */
 %rename(GetDeviceProperties) device_properties;

@@ -39,6 +39,9 @@
 %csmethodmodifiers ferry_transform::set_letterbox_value "internal";
 %csmethodmodifiers ferry_transform::set_per_sample_window "internal";
 %csmethodmodifiers ferry_source::set_samples "internal";
+/* A frame's planes: Source.SetPlaneOffsets / SetPlanePitches below (params, chained). */
+%csmethodmodifiers ferry_source::set_plane_offsets "internal";
+%csmethodmodifiers ferry_source::set_plane_pitches "internal";
 
 %pragma(csharp) modulecode=%{
   /// <summary>The packed output that source and transform give (ferry_transform_describe_output), with
@@ -198,6 +201,64 @@
     N = n; H = h; W = w; C = c;
     return this;
   }
+
+  /// <summary>A batch of n camera or video frames of h x w pixels in format (ferry_source.format):
+  /// each decoded to R, G, B in the conversion, then transformed as a 3-channel image (a channel map
+  /// of 2, 1, 0 gives BGR). The pixels are one buffer (SetBuffer, Submit's byte[] or Data): frame i at
+  /// i * StrideN (0: one after another), its planes laid out as the format says (NV12: the Y rows,
+  /// then the U,V rows), or where SetPlaneOffsets and SetPlanePitches put them. Sets C to 3, the
+  /// layout to NHWC and the channel strides to 0; the colour options keep their values (Bt601,
+  /// Limited, ChromaNearest unless set). ferry checks the rest at Submit (an exception naming the
+  /// field: source.bytes for a buffer too small for the frames, source.format for a value outside
+  /// PixelFormat, ...).</summary>
+  public Source SetFrame(long n, long h, long w, PixelFormat format) {
+    Format = format;
+    N = n; H = h; W = w; C = 3;
+    Layout = Layout.Nhwc;
+    StrideC = 0; StrideH = 0; StrideW = 0;
+    return this;
+  }
+  /// <summary>SetFrame with the format by name: see PixelFormats.Parse.</summary>
+  public Source SetFrame(long n, long h, long w, string format) {
+    return SetFrame(n, h, w, PixelFormats.Parse(format));
+  }
+  /// <summary>The format by name ("nv12", "yuyv", "bayer_rggb", ...): see PixelFormats.Parse.</summary>
+  public Source SetFormat(string name) {
+    Format = PixelFormats.Parse(name);
+    return this;
+  }
+  /// <summary>A YUV frame's matrix by name: "bt601", "bt709" or "bt2020".</summary>
+  public Source SetColorMatrix(string name) {
+    ColorMatrix = ColorMatrices.Parse(name);
+    return this;
+  }
+  /// <summary>A YUV frame's range by name: "limited" or "full".</summary>
+  public Source SetColorRange(string name) {
+    ColorRange = ColorRanges.Parse(name);
+    return this;
+  }
+  /// <summary>How a YUV frame's chroma reaches every pixel, by name: "nearest" or "linear".</summary>
+  public Source SetChromaFilter(string name) {
+    ChromaFilter = ChromaFilters.Parse(name);
+    return this;
+  }
+  /// <summary>Where each frame's planes lie, in bytes from the frame's start: 1 to 3 values, plane 0
+  /// first (the rest 0). All 0 (the default): the planes follow one another. For planes in separate
+  /// buffers, give the lowest address as Data and each plane's distance from it.</summary>
+  public Source SetPlaneOffsets(params long[] values) {
+    SetPlaneOffsets(values, values == null ? 0UL : (ulong)values.Length);
+    return this;
+  }
+  /// <summary>The bytes from one row of each plane to the next (1 to 3 values; 0: the format's
+  /// default).</summary>
+  public Source SetPlanePitches(params long[] values) {
+    SetPlanePitches(values, values == null ? 0UL : (ulong)values.Length);
+    return this;
+  }
+  /// <summary>The three plane offsets (ferry_source.plane_offset).</summary>
+  public long[] PlaneOffsets() { return new long[] { PlaneOffsetAt(0), PlaneOffsetAt(1), PlaneOffsetAt(2) }; }
+  /// <summary>The three plane pitches (ferry_source.plane_pitch).</summary>
+  public long[] PlanePitches() { return new long[] { PlanePitchAt(0), PlanePitchAt(1), PlanePitchAt(2) }; }
 
   /// <summary>The managed array set with SetBuffer, or null.</summary>
   public byte[] Buffer { get; private set; }

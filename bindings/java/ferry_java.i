@@ -58,8 +58,9 @@ static void ferry_managed_release_hold(void* hold) {
 %rename("%(lowercamelcase)s", %$isfunction, %$not %$isconstructor, %$not %$isdestructor) "";
 %rename("%(lowercamelcase)s", %$isvariable) "";
 /* Enum items lose the type prefix, except where two would clash in SWIG's one C
- * scope: Status keeps ERR_ (ERR_CUDA vs DeviceKind.CUDA), SourcePolicy SOURCE_. */
-%rename("%(regex:/^FERRY_(DTYPE_|LAYOUT_|DEVICE_|MIRROR_|MEMORY_|INTERP_|RESIZE_|ALIGN_)?(.*)$/\\2/)s", %$isenumitem) "";
+ * scope: Status keeps ERR_ (ERR_CUDA vs DeviceKind.CUDA), SourcePolicy SOURCE_,
+ * ChromaFilter CHROMA_ (CHROMA_LINEAR vs Interpolation.LINEAR). */
+%rename("%(regex:/^FERRY_(DTYPE_|LAYOUT_|DEVICE_|MIRROR_|MEMORY_|INTERP_|RESIZE_|ALIGN_|FORMAT_|COLOR_|RANGE_)?(.*)$/\\2/)s", %$isenumitem) "";
 
 /* ---- numbers: uint64_t as long (the counters never reach 2^63) ---- */
 %apply long long { uint64_t };
@@ -245,6 +246,64 @@ FERRY_JAVA_CLOSEABLE(ferry_rectf)
       default:
         throw new FerryException.InvalidArgument("resize_mode is " + (name == null ? "null" : "\"" + name + "\"")
             + ": use stretch, letterbox or shorter_side");
+    }
+  }
+%}
+
+/* ---- the frame enums (ferry/pixel_format.h, included by ../ferry.i) from their names ---- */
+%typemap(javacode) enum ferry_pixel_format %{
+  /**
+   * The format named "channels", "nv12", "nv21", "i420", "yv12", "yuyv", "uyvy", "bayer_rggb",
+   * "bayer_bggr", "bayer_grbg" or "bayer_gbrg" (any case; "yuy2" and "yuv420p" too). Anything else
+   * throws FerryException.InvalidArgument naming format and these names.
+   */
+  public static PixelFormat parse(String name) {
+    String key = name == null ? "" : name.toLowerCase(java.util.Locale.ROOT);
+    switch (key) {
+      case "yuy2": return YUYV;
+      case "yuv420p": return I420;
+      default:
+        for (PixelFormat f : values())
+          if (f.name().toLowerCase(java.util.Locale.ROOT).equals(key)) return f;
+        throw new FerryException.InvalidArgument("format is " + (name == null ? "null" : "\"" + name + "\"")
+            + ": use channels, nv12, nv21, i420, yv12, yuyv, uyvy, bayer_rggb, bayer_bggr, bayer_grbg or bayer_gbrg");
+    }
+  }
+%}
+%typemap(javacode) enum ferry_color_matrix %{
+  /** The matrix named "bt601", "bt709" or "bt2020" (any case); else FerryException.InvalidArgument. */
+  public static ColorMatrix parse(String name) {
+    switch (name == null ? "" : name.toLowerCase(java.util.Locale.ROOT)) {
+      case "bt601": return BT601;
+      case "bt709": return BT709;
+      case "bt2020": return BT2020;
+      default:
+        throw new FerryException.InvalidArgument("color_matrix is " + (name == null ? "null" : "\"" + name + "\"")
+            + ": use bt601, bt709 or bt2020");
+    }
+  }
+%}
+%typemap(javacode) enum ferry_color_range %{
+  /** The range named "limited" or "full" (any case); else FerryException.InvalidArgument. */
+  public static ColorRange parse(String name) {
+    switch (name == null ? "" : name.toLowerCase(java.util.Locale.ROOT)) {
+      case "limited": return LIMITED;
+      case "full": return FULL;
+      default:
+        throw new FerryException.InvalidArgument("color_range is " + (name == null ? "null" : "\"" + name + "\"")
+            + ": use limited or full");
+    }
+  }
+%}
+%typemap(javacode) enum ferry_chroma_filter %{
+  /** The filter named "nearest" or "linear" (any case); else FerryException.InvalidArgument. */
+  public static ChromaFilter parse(String name) {
+    switch (name == null ? "" : name.toLowerCase(java.util.Locale.ROOT)) {
+      case "nearest": return CHROMA_NEAREST;
+      case "linear": return CHROMA_LINEAR;
+      default:
+        throw new FerryException.InvalidArgument("chroma_filter is " + (name == null ? "null" : "\"" + name + "\"")
+            + ": use nearest or linear");
     }
   }
 %}

@@ -11,6 +11,12 @@
 %javamethodmodifiers ferry_source::set_sample_descs "private";
 %javamethodmodifiers ferry_source::clear_sample_descs "private";
 
+/* A frame's planes: Source.setPlaneOffsets / setPlanePitches below (varargs, chained). */
+%rename(setPlaneOffsetsNative) ferry_source::set_plane_offsets;
+%javamethodmodifiers ferry_source::set_plane_offsets "private";
+%rename(setPlanePitchesNative) ferry_source::set_plane_pitches;
+%javamethodmodifiers ferry_source::set_plane_pitches "private";
+
 %rename(submitNative) ferry_context_s::submit;
 %javamethodmodifiers ferry_context_s::submit "private";
 %javamethodmodifiers ferry_context_s::submit_holding "private";
@@ -337,6 +343,75 @@
     setN(n); setH(h); setW(w); setC(c);
     return this;
   }
+
+  /**
+   * A batch of n camera or video frames of h x w pixels in {@code format} (ferry_source.format): each
+   * decoded to R, G, B in the conversion, then transformed as a 3-channel image (a channel map of 2, 1,
+   * 0 gives BGR). The pixels are one buffer ({@link #setBuffer}, or submit's byte[]): frame i at
+   * i * strideN (0: one after another), its planes laid out as the format says (NV12: the Y rows, then
+   * the U,V rows), or where {@link #setPlaneOffsets} and {@link #setPlanePitches} put them. Sets c to 3,
+   * the layout to NHWC and the channel strides to 0; the colour options keep their values (BT601,
+   * LIMITED, CHROMA_NEAREST unless set). ferry checks the rest at submit (FerryException naming the
+   * field: source.bytes for a buffer too small for the frames, ...).
+   */
+  public Source setFrame(long n, long h, long w, PixelFormat format) {
+    setFormat(format);
+    setN(n); setH(h); setW(w); setC(3);
+    setLayout(Layout.NHWC);
+    setStrideC(0); setStrideH(0); setStrideW(0);
+    return this;
+  }
+
+  /** {@link #setFrame(long, long, long, PixelFormat)} with the format by name: see {@link PixelFormat#parse}. */
+  public Source setFrame(long n, long h, long w, String format) {
+    return setFrame(n, h, w, PixelFormat.parse(format));
+  }
+
+  /** The format by name ("nv12", "yuyv", "bayer_rggb", ...): see {@link PixelFormat#parse}. */
+  public Source setFormat(String name) {
+    setFormat(PixelFormat.parse(name));
+    return this;
+  }
+
+  /** A YUV frame's matrix by name: "bt601", "bt709" or "bt2020". */
+  public Source setColorMatrix(String name) {
+    setColorMatrix(ColorMatrix.parse(name));
+    return this;
+  }
+
+  /** A YUV frame's range by name: "limited" or "full". */
+  public Source setColorRange(String name) {
+    setColorRange(ColorRange.parse(name));
+    return this;
+  }
+
+  /** How a YUV frame's chroma reaches every pixel, by name: "nearest" or "linear". */
+  public Source setChromaFilter(String name) {
+    setChromaFilter(ChromaFilter.parse(name));
+    return this;
+  }
+
+  /**
+   * Where each frame's planes lie, in bytes from the frame's start: 1 to 3 values, plane 0 first (the
+   * rest 0). All 0 (the default): the planes follow one another. For planes in separate buffers, give
+   * the lowest address as the data and each plane's distance from it.
+   */
+  public Source setPlaneOffsets(long... values) {
+    setPlaneOffsetsNative(values);
+    return this;
+  }
+
+  /** The bytes from one row of each plane to the next (1 to 3 values; 0: the format's default). */
+  public Source setPlanePitches(long... values) {
+    setPlanePitchesNative(values);
+    return this;
+  }
+
+  /** The three plane offsets (ferry_source.plane_offset). */
+  public long[] planeOffsets() { return new long[] {planeOffsetAt(0), planeOffsetAt(1), planeOffsetAt(2)}; }
+
+  /** The three plane pitches (ferry_source.plane_pitch). */
+  public long[] planePitches() { return new long[] {planePitchAt(0), planePitchAt(1), planePitchAt(2)}; }
 %}
 
 %typemap(javainterfaces) ferry_transform "AutoCloseable"

@@ -26,7 +26,7 @@ DecodedFrames::DecodedFrames(const ConvertPlan& plan, std::int64_t first, std::i
   for (std::size_t i = 0; i < n; ++i) {
     const std::int64_t g = first + static_cast<std::int64_t>(i), h = plan.h_of(g), w = plan.w_of(g);
     const auto bytes = static_cast<std::uint64_t>(h * w * 3);
-    offsets_[i + 1] = offsets_[i] + bytes;
+    offsets_[i + 1] = offsets_[i] + (bytes + 15) / 16 * 16;  // each image 16-byte aligned: whole-word stores
     geometry_[i] = SampleSource{h, w, Strides4{static_cast<std::int64_t>(bytes), 1, 3 * w, 3}, bytes, FramePlanes{}};
   }
 }

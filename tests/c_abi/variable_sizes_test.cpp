@@ -15,6 +15,7 @@
 
 #include "ferry/ferry.h"
 #include "tests/support/convert_reference.h"
+#include "tests/support/host_outputs.h"
 #include "tests/support/test_context.h"
 #include "tests/support/variable_size_cases.h"
 
@@ -25,34 +26,12 @@ using namespace ferry::test;
 
 constexpr std::uint8_t poison = 0xAB;
 
-std::size_t packed_output_bytes(const ferry_source& src, const ferry_transform& t) {
-  ferry_tensor_info info;
-  ferry_tensor_info_init(&info, sizeof info);
-  EXPECT_EQ(ferry_transform_describe_output(&info, &src, &t), FERRY_OK) << ferry_last_error();
-  return info.bytes;
-}
-
 std::vector<std::uint8_t> apply(ferry_context_t ctx, const ferry_source& src, const ferry_transform& t) {
-  std::vector<std::uint8_t> out(packed_output_bytes(src, t), poison);
-  ferry_output o;
-  ferry_output_init(&o, sizeof o);
-  o.data = out.data(), o.bytes = out.size();
-  EXPECT_EQ(ferry_transform_apply(ctx, &src, &t, &o, nullptr), FERRY_OK) << ferry_last_error();
-  return out;
+  return applied_on_host(ctx, src, t, poison);
 }
 
 std::vector<std::uint8_t> submit(ferry_context_t ctx, const ferry_source& src, const ferry_transform& t) {
-  ferry_batch_t batch = nullptr;
-  EXPECT_EQ(ferry_batch_submit(&batch, ctx, &src, &t, nullptr, nullptr), FERRY_OK) << ferry_last_error();
-  if (batch == nullptr) return {};
-  EXPECT_EQ(ferry_batch_wait(batch), FERRY_OK) << ferry_last_error();
-  ferry_tensor_info info;
-  ferry_tensor_info_init(&info, sizeof info);
-  EXPECT_EQ(ferry_batch_describe_output(&info, batch), FERRY_OK) << ferry_last_error();
-  const auto* data = static_cast<const std::uint8_t*>(info.data);
-  std::vector<std::uint8_t> out(data, data + info.bytes);
-  EXPECT_EQ(ferry_batch_release(batch), FERRY_OK);
-  return out;
+  return submitted_on_host(ctx, src, t);
 }
 
 // The transform of sample i converted alone.

@@ -23,6 +23,7 @@
 #if FERRY_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
+#include "tests/gpu/gpu_compare.h"
 #include "tests/gpu/window_case_check.h"
 
 using namespace ferry::test;
@@ -85,51 +86,6 @@ TrainingBatch training_batch(std::mt19937& rng, int n, ferry_interpolation inter
   t.per_sample_mirror = b.k.mirrors.data();
   t.per_sample_count = n;
   return b;
-}
-
-// The batch's output through ferry_batch_submit on `ctx`, copied to the host.
-std::vector<std::uint8_t> submitted_output(ferry_context_t ctx, const ferry_source& src, const ferry_transform& t,
-                                           std::uint64_t chunk_bytes, std::string& problem) {
-  ferry_submit_options options;
-  ferry_submit_options_init(&options, sizeof options);
-  options.chunk_bytes = chunk_bytes;
-  ferry_batch_t batch = nullptr;
-  if (ferry_batch_submit(&batch, ctx, &src, &t, nullptr, &options) != FERRY_OK) {
-    problem = std::string("ferry_batch_submit: ") + ferry_last_error();
-    return {};
-  }
-  std::vector<std::uint8_t> out;
-  ferry_tensor_info info;
-  ferry_tensor_info_init(&info, sizeof info);
-  if (ferry_batch_wait(batch) != FERRY_OK || ferry_batch_describe_output(&info, batch) != FERRY_OK) {
-    problem = std::string("ferry_batch_wait: ") + ferry_last_error();
-  } else {
-    out.resize(info.bytes);
-    if (cudaMemcpy(out.data(), info.data, info.bytes, cudaMemcpyDeviceToHost) != cudaSuccess) problem = "copy back";
-  }
-  ferry_batch_release(batch);
-  return out;
-}
-
-std::vector<std::uint8_t> cpu_output(ferry_context_t cpu, const ferry_source& src, const ferry_transform& t) {
-  ferry_tensor_info info;
-  ferry_tensor_info_init(&info, sizeof info);
-  EXPECT_EQ(ferry_transform_describe_output(&info, &src, &t), FERRY_OK) << ferry_last_error();
-  std::vector<std::uint8_t> out(info.bytes, poison);
-  ferry_output o;
-  ferry_output_init(&o, sizeof o);
-  o.data = out.data(), o.bytes = out.size();
-  EXPECT_EQ(ferry_transform_apply(cpu, &src, &t, &o, nullptr), FERRY_OK) << ferry_last_error();
-  return out;
-}
-
-std::string first_difference(const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want) {
-  if (got.size() != want.size()) return "sizes " + std::to_string(got.size()) + " and " + std::to_string(want.size());
-  for (std::size_t b = 0; b < got.size(); ++b)
-    if (got[b] != want[b])
-      return "byte " + std::to_string(b) + " of " + std::to_string(got.size()) + ": gpu " + std::to_string(got[b]) +
-             ", cpu " + std::to_string(want[b]);
-  return "";
 }
 
 constexpr ferry_interpolation kInterpolations[] = {FERRY_INTERP_NEAREST, FERRY_INTERP_LINEAR, FERRY_INTERP_CUBIC,

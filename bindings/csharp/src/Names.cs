@@ -49,4 +49,68 @@ public static class Interpolations {
   }
 }
 
+/// <summary>PixelFormat by name: "channels", "nv12", "nv21", "i420", "yv12", "yuyv", "uyvy",
+/// "bayer_rggb", "bayer_bggr", "bayer_grbg" or "bayer_gbrg" (any case; "yuy2" and "yuv420p" too).</summary>
+public static class PixelFormats {
+  public static PixelFormat Parse(string name) {
+    switch (name == null ? "" : name.ToLowerInvariant()) {
+      case "channels": return PixelFormat.Channels;
+      case "nv12": return PixelFormat.Nv12;
+      case "nv21": return PixelFormat.Nv21;
+      case "i420": case "yuv420p": return PixelFormat.I420;
+      case "yv12": return PixelFormat.Yv12;
+      case "yuyv": case "yuy2": return PixelFormat.Yuyv;
+      case "uyvy": return PixelFormat.Uyvy;
+      case "bayer_rggb": return PixelFormat.BayerRggb;
+      case "bayer_bggr": return PixelFormat.BayerBggr;
+      case "bayer_grbg": return PixelFormat.BayerGrbg;
+      case "bayer_gbrg": return PixelFormat.BayerGbrg;
+      default:
+        throw new InvalidArgumentException("format is " + (name == null ? "null" : "\"" + name + "\"")
+                                           + ": use channels, nv12, nv21, i420, yv12, yuyv, uyvy, bayer_rggb, "
+                                           + "bayer_bggr, bayer_grbg or bayer_gbrg");
+    }
+  }
+}
+
+/// <summary>ColorMatrix by name: "bt601", "bt709" or "bt2020" (any case).</summary>
+public static class ColorMatrices {
+  public static ColorMatrix Parse(string name) {
+    switch (name == null ? "" : name.ToLowerInvariant()) {
+      case "bt601": return ColorMatrix.Bt601;
+      case "bt709": return ColorMatrix.Bt709;
+      case "bt2020": return ColorMatrix.Bt2020;
+      default:
+        throw new InvalidArgumentException("color_matrix is " + (name == null ? "null" : "\"" + name + "\"")
+                                           + ": use bt601, bt709 or bt2020");
+    }
+  }
+}
+
+/// <summary>ColorRange by name: "limited" or "full" (any case).</summary>
+public static class ColorRanges {
+  public static ColorRange Parse(string name) {
+    switch (name == null ? "" : name.ToLowerInvariant()) {
+      case "limited": return ColorRange.Limited;
+      case "full": return ColorRange.Full;
+      default:
+        throw new InvalidArgumentException("color_range is " + (name == null ? "null" : "\"" + name + "\"")
+                                           + ": use limited or full");
+    }
+  }
+}
+
+/// <summary>ChromaFilter by name: "nearest" or "linear" (any case).</summary>
+public static class ChromaFilters {
+  public static ChromaFilter Parse(string name) {
+    switch (name == null ? "" : name.ToLowerInvariant()) {
+      case "nearest": return ChromaFilter.ChromaNearest;
+      case "linear": return ChromaFilter.ChromaLinear;
+      default:
+        throw new InvalidArgumentException("chroma_filter is " + (name == null ? "null" : "\"" + name + "\"")
+                                           + ": use nearest or linear");
+    }
+  }
+}
+
 }  // namespace Ferry

@@ -15,15 +15,15 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from . import ferry_swig as _swig
-from ._enums import (Device, DType, Interpolation, Layout, LetterboxAlign, MemoryKind, Mirror, ResizeMode,
-                     SourcePolicy, Status)
+from ._enums import (ChromaFilter, ColorMatrix, ColorRange, Device, DType, Interpolation, Layout, LetterboxAlign,
+                     MemoryKind, Mirror, PixelFormat, ResizeMode, SourcePolicy, Status)
 from ._errors import (AlreadyExistsError, BusyError, CudaError, FerryError, InternalError,
                       InvalidArgumentError, InvalidHandleError, NoDeviceError, NotFoundError,
                       NotReadyError, OutOfMemoryError, OutOfRangeError, OutputTooSmallError, OverflowError_,
                       SourceTooSmallError, StructSizeError, UnsupportedError)
 from ._batch import Batch
 from ._context import Context, HostBuffer, Transform, _transform
-from ._descriptors import make_source
+from ._frames import frame_spec, make_frame_source
 from ._prefetch import PrefetchLoader
 
 #: The header version this package was built against (FERRY_VERSION_NUMBER).
@@ -79,11 +79,14 @@ def device_properties(device: int = 0) -> Dict[str, Any]:
             if not name.startswith("_") and name not in ("this", "thisown", "struct_size")}
 
 
-def output_info(source: Any, transform: Transform = None, *, source_layout: Layout = Layout.NHWC,
-                **transform_kwargs: Any) -> Dict[str, Any]:
+def output_info(source: Any = None, transform: Transform = None, *, source_layout: Layout = Layout.NHWC,
+                format: Any = None, size: Any = None, planes: Any = None, color_matrix: Any = None,
+                color_range: Any = None, chroma_filter: Any = None, **transform_kwargs: Any) -> Dict[str, Any]:
     """The packed output a source and transform give: shape (memory-layout
-    order), strides (bytes), dtype, layout, nbytes. Validates both."""
-    src, _keep = make_source(source, source_layout)
+    order), strides (bytes), dtype, layout, nbytes. Validates both. Frames:
+    the keywords of Context.submit (format, size, planes, color_matrix, ...)."""
+    frame = frame_spec(format, size, color_matrix, color_range, chroma_filter, planes)
+    src, _keep = make_frame_source(source, source_layout, frame, planes)
     info = _swig.transform_output_info(src, _transform(transform, transform_kwargs, src))
     return {"shape": tuple(info.shape_at(i) for i in range(info.ndim)),
             "strides": tuple(info.stride_at(i) for i in range(info.ndim)),
@@ -93,7 +96,7 @@ def output_info(source: Any, transform: Transform = None, *, source_layout: Layo
 __all__ = [
     "Context", "Batch", "Transform", "HostBuffer", "PrefetchLoader",
     "Device", "DType", "Layout", "Mirror", "SourcePolicy", "MemoryKind", "Status",
-    "Interpolation", "ResizeMode", "LetterboxAlign",
+    "Interpolation", "ResizeMode", "LetterboxAlign", "PixelFormat", "ColorMatrix", "ColorRange", "ChromaFilter",
     "FerryError", "InvalidArgumentError", "InvalidHandleError", "StructSizeError", "UnsupportedError",
     "OverflowError_", "OutOfRangeError", "OutOfMemoryError", "NoDeviceError", "CudaError",
     "NotFoundError", "AlreadyExistsError", "NotReadyError", "BusyError", "SourceTooSmallError",

@@ -12,6 +12,12 @@ _PerChannel = Union[float, Sequence[float]]  # a number, 1 value, or one per out
 _InterpolationLike = Union[Interpolation, str]  # or "nearest" "linear" "cubic" "area" "linear_antialias"
 _ResizeModeLike = Union[ResizeMode, str]        # or "stretch" "letterbox" "shorter_side"
 _AlignLike = Union[LetterboxAlign, str]         # or "center" "top_left"
+# Frames (camera and video; see Context.submit).
+_FormatLike = Union[PixelFormat, str]           # or "nv12" "nv21" "i420" "yv12" "yuyv" "uyvy" "bayer_rggb" ...
+_MatrixLike = Union[ColorMatrix, str]           # or "bt601" "bt709" "bt2020"
+_RangeLike = Union[ColorRange, str]             # or "limited" "full"
+_ChromaLike = Union[ChromaFilter, str]          # or "nearest" "linear"
+_Size = Union[int, Tuple[int, int]]             # (h, w)
 
 class Status(enum.IntEnum):
     OK: int; INVALID_ARGUMENT: int; INVALID_HANDLE: int; STRUCT_SIZE: int; UNSUPPORTED: int
@@ -36,6 +42,15 @@ class LetterboxAlign(enum.IntEnum):
     CENTER: int; TOP_LEFT: int
 class MemoryKind(enum.IntFlag):
     PINNED: int; REGISTERED: int; DEVICE: int; ALL: int
+class PixelFormat(enum.IntEnum):
+    CHANNELS: int; NV12: int; NV21: int; I420: int; YV12: int; YUYV: int; UYVY: int
+    BAYER_RGGB: int; BAYER_BGGR: int; BAYER_GRBG: int; BAYER_GBRG: int
+class ColorMatrix(enum.IntEnum):
+    BT601: int; BT709: int; BT2020: int
+class ColorRange(enum.IntEnum):
+    LIMITED: int; FULL: int
+class ChromaFilter(enum.IntEnum):
+    NEAREST: int; LINEAR: int
 
 class FerryError(Exception):
     message: str
@@ -128,11 +143,17 @@ class Context:
     def device(self) -> Device: ...
     @property
     def device_index(self) -> int: ...
-    def submit(self, source: Any, transform: Optional[Transform] = ..., *, source_layout: _LayoutLike = ...,
+    def submit(self, source: Any = ..., transform: Optional[Transform] = ..., *, source_layout: _LayoutLike = ...,
                out: Any = ..., stream: Any = ..., priority: int = ..., source_policy: SourcePolicy = ...,
-               chunk_bytes: int = ..., **transform_kwargs: Any) -> Batch: ...
-    def convert(self, source: Any, out: Any, transform: Optional[Transform] = ..., *,
-                source_layout: _LayoutLike = ..., stream: Any = ..., **transform_kwargs: Any) -> None: ...
+               chunk_bytes: int = ..., format: Optional[_FormatLike] = ..., size: Optional[_Size] = ...,
+               planes: Optional[Sequence[Any]] = ..., color_matrix: Optional[_MatrixLike] = ...,
+               color_range: Optional[_RangeLike] = ..., chroma_filter: Optional[_ChromaLike] = ...,
+               **transform_kwargs: Any) -> Batch: ...
+    def convert(self, source: Any = ..., out: Any = ..., transform: Optional[Transform] = ..., *,
+                source_layout: _LayoutLike = ..., stream: Any = ..., format: Optional[_FormatLike] = ...,
+                size: Optional[_Size] = ..., planes: Optional[Sequence[Any]] = ...,
+                color_matrix: Optional[_MatrixLike] = ..., color_range: Optional[_RangeLike] = ...,
+                chroma_filter: Optional[_ChromaLike] = ..., **transform_kwargs: Any) -> None: ...
     def host_alloc(self, nbytes: int) -> HostBuffer: ...
     def register(self, buffer: Any) -> None: ...
     def unregister(self, buffer: Any) -> None: ...
@@ -150,7 +171,9 @@ class Context:
 class PrefetchLoader:
     def __init__(self, iterable: Iterable[Any], context: Context, *, depth: int = ..., torch: bool = ...,
                  field: Any = ..., transform: Optional[Transform] = ..., source_layout: _LayoutLike = ...,
-                 source_policy: SourcePolicy = ..., **transform_kwargs: Any) -> None: ...
+                 source_policy: SourcePolicy = ..., format: Optional[_FormatLike] = ..., size: Optional[_Size] = ...,
+                 color_matrix: Optional[_MatrixLike] = ..., color_range: Optional[_RangeLike] = ...,
+                 chroma_filter: Optional[_ChromaLike] = ..., **transform_kwargs: Any) -> None: ...
     @property
     def depth(self) -> int: ...
     def __len__(self) -> int: ...
@@ -162,6 +185,8 @@ def status_string(status: Status) -> str: ...
 def last_error() -> str: ...
 def device_count() -> int: ...
 def device_properties(device: int = ...) -> Dict[str, Any]: ...
-def output_info(source: Any, transform: Optional[Transform] = ..., *, source_layout: _LayoutLike = ...,
-                **transform_kwargs: Any) -> Dict[str, Any]: ...
+def output_info(source: Any = ..., transform: Optional[Transform] = ..., *, source_layout: _LayoutLike = ...,
+                format: Optional[_FormatLike] = ..., size: Optional[_Size] = ..., planes: Optional[Sequence[Any]] = ...,
+                color_matrix: Optional[_MatrixLike] = ..., color_range: Optional[_RangeLike] = ...,
+                chroma_filter: Optional[_ChromaLike] = ..., **transform_kwargs: Any) -> Dict[str, Any]: ...
 def __dir__() -> List[str]: ...

@@ -6,9 +6,10 @@ from typing import Any, Dict, Optional
 from . import ferry_swig as _swig
 from ._arrays import stream_address, view
 from ._batch import _KDL_CPU, _KDL_CUDA, Batch
-from ._descriptors import TransformSpec, cached_transform, make_output, make_source, make_transform
+from ._descriptors import TransformSpec, cached_transform, make_output, make_transform
 from ._enums import Device, Layout, MemoryKind, SourcePolicy, Status, parse_layout
 from ._errors import error
+from ._frames import frame_spec, make_frame_source
 
 _OPTION_FIELDS = ("device_index", "stream_count", "high_priority_streams", "pinned_cache_bytes",
                   "pinned_prealloc_bytes", "pinned_wait_at_cap", "registry_cache_bytes",
@@ -101,10 +102,12 @@ class Context:
         return self._h.device_index()
 
     # ---- batches ----
-    def submit(self, source: Any, transform: Optional[Transform] = None, *,
+    def submit(self, source: Any = None, transform: Optional[Transform] = None, *,
                source_layout: Layout = Layout.NHWC, out: Any = None, stream: Any = None,
                priority: int = 0, source_policy: SourcePolicy = SourcePolicy.AUTO,
-               chunk_bytes: int = 0, **transform_kwargs: Any) -> Batch:
+               chunk_bytes: int = 0, format: Any = None, size: Any = None, planes: Any = None,
+               color_matrix: Any = None, color_range: Any = None, chroma_filter: Any = None,
+               **transform_kwargs: Any) -> Batch:
         """Submits a uint8 batch; returns at once with a :class:`Batch`.
 
         source: an (n, h, w, c) array (or (h, w, c) / (h, w) for one image;
@@ -114,6 +117,18 @@ class Context:
             a resize, or per_sample_crop windows of one size, give one
             output size). Not copied: it is kept
             alive by the batch and must not change until ``source_reusable``.
+        frames (camera and video; decoded to R, G, B in the same pass, then
+            every transform keyword applies; see ferry/_frames.py):
+            format=PixelFormat.NV12 (or "nv12", "nv21", "i420", "yv12",
+            "yuyv", "uyvy", "bayer_rggb", "bayer_bggr", "bayer_grbg",
+            "bayer_gbrg"), the source one frame ((h * 3/2, w) for 4:2:0 as
+            OpenCV's, (h, w, 2) for YUYV/UYVY, (h, w) for Bayer, or 1-D),
+            a batch of them along a leading dimension, or a list of frames;
+            size=(h, w) where the shape does not tell it (flat, odd sizes);
+            planes=(y, uv) / (y, u, v) instead of source: one array per
+            plane; color_matrix=ColorMatrix.BT601 (or "bt709", "bt2020"),
+            color_range=ColorRange.LIMITED (or "full"),
+            chroma_filter=ChromaFilter.NEAREST (or "linear").
         out: the caller's destination (NumPy on the CPU backend, a CUDA
             tensor/array on a GPU), shaped as the transform's output in its
             layout's order; None: ferry allocates it.
@@ -145,7 +160,11 @@ class Context:
         """
         spec = _spec(transform, transform_kwargs)
         handoff = stream_address(stream)
-        if out is None and not isinstance(source, (list, tuple)):
+        frame = None  # a camera or video frame (ferry/_frames.py); checked only where a keyword is given
+        if format is not None or planes is not None or size is not None or color_matrix is not None or \
+                color_range is not None or chroma_filter is not None:
+            frame = frame_spec(format, size, color_matrix, color_range, chroma_filter, planes)
+        if out is None and frame is None and not isinstance(source, (list, tuple)):
             # The common case in one crossing (ferry_python.i: submit_array); None where the
             # general path below must look at the source, or build the transform first.
             array = _torch_as_numpy(source) if _is_torch(source) else source
@@ -154,7 +173,7 @@ class Context:
                                           int(SourcePolicy(source_policy)), int(chunk_bytes))
             if handle is not None:
                 return Batch(handle, self, None, handoff)
-        src, keepalive = make_source(source, source_layout)
+        src, keepalive = make_frame_source(source, source_layout, frame, planes)
         t = spec.build(src)
         output = None
         if out is not None:
@@ -172,12 +191,16 @@ class Context:
         handle = self._h.submit_holding(src, t, output, opts, (keepalive, src, t, output))
         return Batch(handle, self, out, handoff)
 
-    def convert(self, source: Any, out: Any, transform: Optional[Transform] = None, *,
-                source_layout: Layout = Layout.NHWC, stream: Any = None, **transform_kwargs: Any) -> None:
+    def convert(self, source: Any = None, out: Any = None, transform: Optional[Transform] = None, *,
+                source_layout: Layout = Layout.NHWC, stream: Any = None, format: Any = None, size: Any = None,
+                planes: Any = None, color_matrix: Any = None, color_range: Any = None, chroma_filter: Any = None,
+                **transform_kwargs: Any) -> None:
         """ferry_transform_apply: a source already in this context's memory (device
         arrays on a GPU, host arrays on the CPU) into `out`, one launch on
-        `stream`. Asynchronous on a GPU, complete on return on the CPU."""
-        src, _keep = make_source(source, source_layout)
+        `stream`. Asynchronous on a GPU, complete on return on the CPU.
+        Frames: the keywords of :meth:`submit` (``convert(planes=(y, uv), out=out, format="nv12")``)."""
+        frame = frame_spec(format, size, color_matrix, color_range, chroma_filter, planes)
+        src, _keep = make_frame_source(source, source_layout, frame, planes)
         t = _transform(transform, transform_kwargs, src)
         output, _out_keep = make_output(out, _swig.transform_output_info(src, t))
         self._h.convert(src, t, output, stream_address(stream))

@@ -77,6 +77,42 @@ class LetterboxAlign(enum.IntEnum):
     TOP_LEFT = _swig.FERRY_ALIGN_TOP_LEFT  # at the origin, the bars right and bottom
 
 
+class PixelFormat(enum.IntEnum):
+    """ferry_pixel_format: how a source's bytes encode its pixels. CHANNELS: c
+    channels (the default); the others are camera and video frames, decoded to
+    R, G, B in the conversion itself (include/ferry/pixel_format.h)."""
+    CHANNELS = _swig.FERRY_FORMAT_CHANNELS
+    NV12 = _swig.FERRY_FORMAT_NV12  # Y plane, then U,V pairs (4:2:0)
+    NV21 = _swig.FERRY_FORMAT_NV21  # Y plane, then V,U pairs (Android camera)
+    I420 = _swig.FERRY_FORMAT_I420  # Y, U, V planes (4:2:0; yuv420p)
+    YV12 = _swig.FERRY_FORMAT_YV12  # Y, V, U planes
+    YUYV = _swig.FERRY_FORMAT_YUYV  # 4:2:2 packed Y0 U Y1 V (YUY2)
+    UYVY = _swig.FERRY_FORMAT_UYVY  # 4:2:2 packed U Y0 V Y1
+    BAYER_RGGB = _swig.FERRY_FORMAT_BAYER_RGGB  # raw sensor; the 2x2 tile's top row R G, bottom G B
+    BAYER_BGGR = _swig.FERRY_FORMAT_BAYER_BGGR  # top B G, bottom G R
+    BAYER_GRBG = _swig.FERRY_FORMAT_BAYER_GRBG  # top G R, bottom B G
+    BAYER_GBRG = _swig.FERRY_FORMAT_BAYER_GBRG  # top G B, bottom R G
+
+
+class ColorMatrix(enum.IntEnum):
+    """ferry_color_matrix: a YUV frame's matrix."""
+    BT601 = _swig.FERRY_COLOR_BT601  # SD video, JPEG, webcams, cv2.cvtColor
+    BT709 = _swig.FERRY_COLOR_BT709  # HD video
+    BT2020 = _swig.FERRY_COLOR_BT2020  # UHD video (non-constant luminance)
+
+
+class ColorRange(enum.IntEnum):
+    """ferry_color_range: a YUV frame's range."""
+    LIMITED = _swig.FERRY_RANGE_LIMITED  # Y 16..235, U and V 16..240 (video, "tv")
+    FULL = _swig.FERRY_RANGE_FULL  # 0..255 (JPEG, "pc")
+
+
+class ChromaFilter(enum.IntEnum):
+    """ferry_chroma_filter: how a 4:2:0 or 4:2:2 frame's chroma reaches every pixel."""
+    NEAREST = _swig.FERRY_CHROMA_NEAREST  # the sample of the pixel's block, as cv2.cvtColor
+    LINEAR = _swig.FERRY_CHROMA_LINEAR  # MPEG-2 / H.264 siting, interpolated
+
+
 class SourcePolicy(enum.IntEnum):
     """ferry_source_policy: how a host source reaches the device."""
     AUTO = _swig.FERRY_SOURCE_AUTO
@@ -207,3 +243,35 @@ def parse_resize_mode(value: object, name: str = "resize_mode") -> ResizeMode:
 def parse_letterbox_align(value: object, name: str = "letterbox_align") -> LetterboxAlign:
     """ferry.LetterboxAlign or "center" "top_left" (any case)."""
     return _parse_named(LetterboxAlign, value, name, {})
+
+
+_FORMAT_ALIASES = {"yuy2": PixelFormat.YUYV, "yuyv422": PixelFormat.YUYV, "uyvy422": PixelFormat.UYVY,
+                   "yuv420p": PixelFormat.I420, "iyuv": PixelFormat.I420,
+                   "rggb": PixelFormat.BAYER_RGGB, "bggr": PixelFormat.BAYER_BGGR,
+                   "grbg": PixelFormat.BAYER_GRBG, "gbrg": PixelFormat.BAYER_GBRG}
+
+
+def parse_pixel_format(value: object, name: str = "format") -> PixelFormat:
+    """ferry.PixelFormat or its name: "channels" "nv12" "nv21" "i420" "yv12"
+    "yuyv" "uyvy" "bayer_rggb" "bayer_bggr" "bayer_grbg" "bayer_gbrg" (any
+    case; FFmpeg's "yuv420p" "yuyv422" "uyvy422", "yuy2", "iyuv", and "rggb" ...
+    for the Bayer patterns too)."""
+    return _parse_named(PixelFormat, value, name, _FORMAT_ALIASES)
+
+
+def parse_color_matrix(value: object, name: str = "color_matrix") -> ColorMatrix:
+    """ferry.ColorMatrix or "bt601" "bt709" "bt2020" (any case; "bt.709" too)."""
+    return _parse_named(ColorMatrix, value, name, {"bt.601": ColorMatrix.BT601, "bt.709": ColorMatrix.BT709,
+                                                   "bt.2020": ColorMatrix.BT2020})
+
+
+def parse_color_range(value: object, name: str = "color_range") -> ColorRange:
+    """ferry.ColorRange or "limited" "full" (any case; FFmpeg's "tv" / "mpeg"
+    and "pc" / "jpeg" too)."""
+    return _parse_named(ColorRange, value, name, {"tv": ColorRange.LIMITED, "mpeg": ColorRange.LIMITED,
+                                                  "pc": ColorRange.FULL, "jpeg": ColorRange.FULL})
+
+
+def parse_chroma_filter(value: object, name: str = "chroma_filter") -> ChromaFilter:
+    """ferry.ChromaFilter or "nearest" "linear" (any case; "bilinear" too)."""
+    return _parse_named(ChromaFilter, value, name, {"bilinear": ChromaFilter.LINEAR})

@@ -17,6 +17,7 @@ from ._batch import Batch
 from ._context import Context, Transform
 from ._enums import Device, Layout, SourcePolicy, Status
 from ._errors import FerryError, error
+from ._frames import frame_spec
 
 def _is_torch(obj: Any) -> bool:
     return type(obj).__module__.startswith("torch")
@@ -99,6 +100,9 @@ class PrefetchLoader:
         takes and which is closed when the next item is asked for.
     transform, transform keywords (mean=, std=, dtype=, layout=, ...),
     source_layout, source_policy: as for Context.submit.
+    format, size, color_matrix, color_range, chroma_filter: the iterable
+        yields camera or video frames (one buffer a batch), as for
+        Context.submit.
 
     len(loader) is len(iterable). Leaving the loop (break, an exception in the
     loop or in the iterable) waits for the batches in flight and releases them,
@@ -109,7 +113,9 @@ class PrefetchLoader:
 
     def __init__(self, iterable: Iterable[Any], context: Context, *, depth: int = 2, torch: bool = False,
                  field: Any = None, transform: Optional[Transform] = None, source_layout: Layout = Layout.NHWC,
-                 source_policy: SourcePolicy = SourcePolicy.AUTO, **transform_kwargs: Any) -> None:
+                 source_policy: SourcePolicy = SourcePolicy.AUTO, format: Any = None, size: Any = None,
+                 color_matrix: Any = None, color_range: Any = None, chroma_filter: Any = None,
+                 **transform_kwargs: Any) -> None:
         if not isinstance(context, Context):
             raise error(Status.INVALID_ARGUMENT,
                         f"context is a {type(context).__name__}: a ferry.Context expected")
@@ -122,6 +128,10 @@ class PrefetchLoader:
         self._torch = bool(torch)
         self._field = field
         self._submit_args = dict(source_layout=source_layout, source_policy=source_policy)
+        frame = dict(format=format, size=size, color_matrix=color_matrix, color_range=color_range,
+                     chroma_filter=chroma_filter)
+        frame_spec(**frame)  # checked now, as the transform keywords are
+        self._submit_args.update((k, v) for k, v in frame.items() if v is not None)
         if transform is not None and (transform_kwargs or not isinstance(transform, Transform)):
             raise error(Status.INVALID_ARGUMENT, f"transform is {transform!r} with keywords {sorted(transform_kwargs)}: "
                         "pass one ferry.Transform, or the transform keywords")

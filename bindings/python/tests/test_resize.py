@@ -68,12 +68,6 @@ def ctx():
 
 
 @pytest.fixture(scope="module")
-def cv2():
-    return pytest.importorskip("cv2", reason="OpenCV (python3-opencv) is not installed for this Python: "
-                               "the comparisons with cv2.resize are skipped")
-
-
-@pytest.fixture(scope="module")
 def tv():
     """torchvision's functional transforms (v2's where present)."""
     pytest.importorskip("torch", reason="torch (python3-torch) is not installed for this Python")

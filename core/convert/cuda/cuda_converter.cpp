@@ -187,9 +187,15 @@ void CudaConverter::convert_frames(const ConvertPlan& plan, const SourceView& fr
   void* table = nullptr;
   try {
     for (std::int64_t i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)].rgb = rgb + decoded.offset(i);
-    table = upload(rows.data(), rows.size() * sizeof(cuda_convert::DecodeFrameRow), stream);
-    cuda_convert::launch_decode_frames(static_cast<const cuda_convert::DecodeFrameRow*>(table), count, plan.frame,
-                                       max_h, max_w, stream);
+    cuda_convert::DecodeFrames launch;
+    launch.count = count;
+    if (count <= cuda_convert::kInlineFrames) {
+      std::copy(rows.begin(), rows.end(), launch.inline_rows);  // no table to copy
+    } else {
+      table = upload(rows.data(), rows.size() * sizeof(cuda_convert::DecodeFrameRow), stream);
+      launch.table = static_cast<const cuda_convert::DecodeFrameRow*>(table);
+    }
+    cuda_convert::launch_decode_frames(launch, plan.frame, max_h, max_w, stream);
     convert(plan, decoded.view_of(rgb), first, count, output_base, stream, nullptr);
   } catch (...) {
     if (table != nullptr) cache.free(table, stream);
@@ -197,7 +203,7 @@ void CudaConverter::convert_frames(const ConvertPlan& plan, const SourceView& fr
     throw;
   }
   // Behind the kernels that read them (see convert()).
-  cache.free(table, stream);
+  if (table != nullptr) cache.free(table, stream);
   cache.free(rgb, stream);
 }
 

@@ -16,8 +16,17 @@ struct DecodeFrameRow {
   std::uint8_t* rgb = nullptr;
 };
 
-// rows: `count` entries in device memory; max_h, max_w: the largest frame's.
-void launch_decode_frames(const DecodeFrameRow* rows, std::int64_t count, const FrameDecode& decode, std::int64_t max_h,
-                          std::int64_t max_w, void* stream);
+// The frames of a launch: up to kInlineFrames ride in the kernel parameter
+// (a frame engine's call copies no table), more in a device table.
+constexpr int kInlineFrames = 4;
+struct DecodeFrames {
+  DecodeFrameRow inline_rows[kInlineFrames];
+  const DecodeFrameRow* table = nullptr;  // device memory, when count > kInlineFrames
+  std::int64_t count = 0;
+};
+
+// max_h, max_w: the largest frame's.
+void launch_decode_frames(const DecodeFrames& frames, const FrameDecode& decode, std::int64_t max_h, std::int64_t max_w,
+                          void* stream);
 
 }  // namespace ferry::core::cuda_convert

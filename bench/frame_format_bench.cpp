@@ -1,0 +1,251 @@
+// ferry_bench_formats: camera and video frames as they come (issue 15's rows).
+//  1. A 1920x1080 NV12 frame in ferry's pinned memory to 640x640 letterboxed
+//     RGB f16 NCHW, normalized, into the engine's buffer on the engine's
+//     stream: p50 latency against a pinned cudaMemcpyAsync of the NV12 bytes,
+//     and back-to-back frames against that memcpy's rate. Beside it, the same
+//     frame sent as RGB (3 bytes a pixel) and converted the same way.
+//  2. A batch of 64 1080p NV12 frames from pageable memory to 224x224 f16
+//     NCHW: NV12 bytes per second against the bus limit (a pinned memcpy of
+//     the same bytes, same run).
+//  3. The colour conversion alone on device frames (ferry_transform_apply,
+//     NV12 -> uint8 RGB NHWC): bytes read plus written per second against a
+//     device-to-device copy of the same bytes.
+//
+//   ferry_bench_formats [--frames 200] [--batch 64]
+// Without a CUDA device it says so and exits 0.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ferry/ferry.h"
+
+#if FERRY_HAVE_CUDA
+#include "bench/gpu_timing.h"
+#endif
+
+namespace {
+
+struct Options {
+  int frames = 200, batch = 64;
+};
+
+[[noreturn]] void usage(int code) {
+  std::fprintf(stderr, "usage: ferry_bench_formats [--frames N] [--batch N]\n");
+  std::exit(code);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> int {
+      if (i + 1 >= argc) usage(2);
+      return std::atoi(argv[++i]);
+    };
+    if (a == "--frames") o.frames = next();
+    else if (a == "--batch") o.batch = next();
+    else if (a == "-h" || a == "--help") usage(0);
+    else usage(2);
+  }
+  if (o.frames < 10 || o.batch < 1) usage(2);
+  return o;
+}
+
+}  // namespace
+
+#if FERRY_HAVE_CUDA
+namespace {
+
+using ferry::bench::burst_ms;
+using ferry::bench::check_cuda;
+using ferry::bench::latency;
+using ferry::bench::percentile;
+using ferry::bench::rate;
+using ferry::bench::us_since;
+constexpr auto check = ferry::bench::check_ferry;
+
+constexpr int kWidth = 1920, kHeight = 1080;
+constexpr std::size_t kNv12Bytes = std::size_t{kWidth} * kHeight * 3 / 2, kRgbBytes = std::size_t{kWidth} * kHeight * 3;
+
+void fill_random(void* p, std::size_t bytes) {
+  auto* b = static_cast<std::uint8_t*>(p);
+  std::uint32_t x = 12345;
+  for (std::size_t i = 0; i < bytes; ++i) b[i] = static_cast<std::uint8_t>((x = x * 1664525u + 1013904223u) >> 24);
+}
+
+ferry_source frame_source(const void* data, ferry_pixel_format format, std::int64_t n, std::size_t frame_bytes) {
+  ferry_source s;
+  ferry_source_init(&s, sizeof s);
+  s.data = data, s.bytes = frame_bytes * static_cast<std::size_t>(n);
+  s.n = n, s.h = kHeight, s.w = kWidth;
+  if (format == FERRY_FORMAT_CHANNELS) s.c = 3;
+  s.format = format;
+  s.color_matrix = FERRY_COLOR_BT709;  // HD video
+  return s;
+}
+
+ferry_transform normalized_f16(std::int64_t size, ferry_resize_mode mode) {
+  ferry_transform t;
+  ferry_transform_init(&t, sizeof t);
+  t.out_dtype = FERRY_DTYPE_FLOAT16;
+  t.resize_w = t.resize_h = size;
+  t.resize_mode = mode;
+  const float mean[3] = {0.485f, 0.456f, 0.406f}, stdev[3] = {0.229f, 0.224f, 0.225f};
+  for (int k = 0; k < 3; ++k) t.mean[k] = mean[k], t.std[k] = stdev[k], t.letterbox_value[k] = 0.0f;
+  return t;
+}
+
+struct Row {
+  std::string name;
+  double value, target;
+  bool higher_is_better;
+  std::string note;
+};
+
+int run(const Options& o) {
+  ferry_context_options co;
+  ferry_context_options_init(&co, sizeof co);
+  co.device_kind = FERRY_DEVICE_CUDA;
+  ferry_context_t ctx = nullptr;
+  check(ferry_context_create(&ctx, &co), "ferry_context_create");
+  cudaStream_t engine = nullptr;
+  check_cuda(cudaStreamCreateWithFlags(&engine, cudaStreamNonBlocking), "cudaStreamCreate");
+  std::vector<Row> rows;
+  char note[320];
+
+  // 1. One frame at a time, engine style.
+  void* nv12 = nullptr;
+  void* rgb = nullptr;
+  check(ferry_memory_alloc_host(&nv12, ctx, kNv12Bytes), "ferry_memory_alloc_host");
+  check(ferry_memory_alloc_host(&rgb, ctx, kRgbBytes), "ferry_memory_alloc_host");
+  fill_random(nv12, kNv12Bytes);
+  fill_random(rgb, kRgbBytes);
+  const ferry_transform detector = normalized_f16(640, FERRY_RESIZE_LETTERBOX);
+  const ferry_source nv12_src = frame_source(nv12, FERRY_FORMAT_NV12, 1, kNv12Bytes);
+  const ferry_source rgb_src = frame_source(rgb, FERRY_FORMAT_CHANNELS, 1, kRgbBytes);
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  check(ferry_transform_describe_output(&info, &nv12_src, &detector), "ferry_transform_describe_output");
+  void* input_tensor = nullptr;
+  void* copy_dst = nullptr;
+  check_cuda(cudaMalloc(&input_tensor, info.bytes), "cudaMalloc");
+  check_cuda(cudaMalloc(&copy_dst, kRgbBytes * static_cast<std::size_t>(o.batch)), "cudaMalloc");
+  ferry_output out;
+  ferry_output_init(&out, sizeof out);
+  out.data = input_tensor, out.bytes = info.bytes;
+  ferry_submit_options so;
+  ferry_submit_options_init(&so, sizeof so);
+  so.handoff_stream = engine;
+  so.has_handoff_stream = 1;
+  auto submit_to_engine = [&](const ferry_source& src) {
+    ferry_batch_t b = nullptr;
+    check(ferry_batch_submit(&b, ctx, &src, &detector, &out, &so), "ferry_batch_submit");
+    check(ferry_batch_release(b), "ferry_batch_release");  // stream-ordered: the engine's stream holds the result
+  };
+  auto memcpy_of = [&](const void* src, std::size_t bytes) {
+    return [=] { check_cuda(cudaMemcpyAsync(copy_dst, src, bytes, cudaMemcpyHostToDevice, engine), "cudaMemcpyAsync"); };
+  };
+  const auto [copy_p50, copy_p99] = latency(engine, o.frames, memcpy_of(nv12, kNv12Bytes));
+  const auto [nv12_p50, nv12_p99] = latency(engine, o.frames, [&] { submit_to_engine(nv12_src); });
+  const auto [rgb_copy_p50, rgb_copy_p99] = latency(engine, o.frames, memcpy_of(rgb, kRgbBytes));
+  const auto [rgb_p50, rgb_p99] = latency(engine, o.frames, [&] { submit_to_engine(rgb_src); });
+  std::snprintf(note, sizeof note,
+                "us p50 (p99 %.1f); NV12 memcpy p50 %.1f: %+.1f us over it (target <= +20); the frame as RGB: "
+                "%.1f us (memcpy of RGB %.1f)",
+                nv12_p99, copy_p50, nv12_p50 - copy_p50, rgb_p50, rgb_copy_p50);
+  rows.push_back({"NV12 1080p -> 640 letterbox f16 NCHW, latency", nv12_p50, copy_p50 + 20, false, note});
+  const double copy_rate = rate(engine, o.frames, memcpy_of(nv12, kNv12Bytes));
+  const double nv12_rate = rate(engine, o.frames, [&] { submit_to_engine(nv12_src); });
+  const double rgb_rate = rate(engine, o.frames, [&] { submit_to_engine(rgb_src); });
+  std::snprintf(note, sizeof note, "frames/s: NV12 %.0f, its memcpy %.0f (target >= 0.95); the frame as RGB %.0f",
+                nv12_rate, copy_rate, rgb_rate);
+  rows.push_back({"NV12 frames back to back / memcpy rate", nv12_rate / copy_rate, 0.95, true, note});
+  (void)copy_p99, (void)rgb_copy_p99, (void)rgb_p99;
+
+  // 2. A batch of NV12 frames from pageable memory.
+  const std::size_t batch_bytes = kNv12Bytes * static_cast<std::size_t>(o.batch);
+  std::vector<std::uint8_t> pageable(batch_bytes);
+  fill_random(pageable.data(), batch_bytes);
+  void* pinned_batch = nullptr;
+  check(ferry_memory_alloc_host(&pinned_batch, ctx, batch_bytes), "ferry_memory_alloc_host");
+  const double bus_ms = burst_ms(engine, 5, memcpy_of(pinned_batch, batch_bytes));
+  const ferry_source batch_src = frame_source(pageable.data(), FERRY_FORMAT_NV12, o.batch, kNv12Bytes);
+  const ferry_transform train = normalized_f16(224, FERRY_RESIZE_STRETCH);
+  std::vector<double> batch_ms;
+  for (int i = 0; i < 13; ++i) {
+    const auto t = std::chrono::steady_clock::now();
+    ferry_batch_t b = nullptr;
+    check(ferry_batch_submit(&b, ctx, &batch_src, &train, nullptr, nullptr), "ferry_batch_submit");
+    check(ferry_batch_wait(b), "ferry_batch_wait");
+    check(ferry_batch_release(b), "ferry_batch_release");
+    if (i >= 3) batch_ms.push_back(us_since(t) / 1e3);
+  }
+  const double ferry_batch_ms = percentile(batch_ms, 0.5);
+  std::snprintf(note, sizeof note, "%d NV12 frames (%.0f MB), pageable: %.2f ms (p50 of 10); pinned memcpy %.2f ms (%.1f GB/s)",
+                o.batch, batch_bytes / 1e6, ferry_batch_ms, bus_ms, batch_bytes / bus_ms / 1e6);
+  rows.push_back({"NV12 batch pageable -> 224 f16 NCHW / bus limit", bus_ms / ferry_batch_ms, 0.9, true, note});
+
+  // 3. The colour conversion on device frames: NV12 -> uint8 RGB NHWC.
+  void* device_frames = nullptr;
+  check_cuda(cudaMalloc(&device_frames, batch_bytes), "cudaMalloc");
+  check_cuda(cudaMemcpy(device_frames, pageable.data(), batch_bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+  ferry_source device_src = frame_source(device_frames, FERRY_FORMAT_NV12, o.batch, kNv12Bytes);
+  ferry_transform to_rgb;
+  ferry_transform_init(&to_rgb, sizeof to_rgb);
+  to_rgb.out_dtype = FERRY_DTYPE_UINT8;
+  to_rgb.out_layout = FERRY_LAYOUT_NHWC;
+  ferry_output rgb_out;
+  ferry_output_init(&rgb_out, sizeof rgb_out);
+  rgb_out.data = copy_dst, rgb_out.bytes = kRgbBytes * static_cast<std::size_t>(o.batch);
+  const double colour_ms = burst_ms(engine, 5, [&] {
+    check(ferry_transform_apply(ctx, &device_src, &to_rgb, &rgb_out, engine), "ferry_transform_apply");
+  });
+  const std::size_t moved = batch_bytes + rgb_out.bytes;  // read + written
+  void* d2d = nullptr;
+  check_cuda(cudaMalloc(&d2d, moved / 2 + 1), "cudaMalloc");
+  const double d2d_ms = burst_ms(engine, 5, [&] {
+    check_cuda(cudaMemcpyAsync(d2d, copy_dst, moved / 2, cudaMemcpyDeviceToDevice, engine), "cudaMemcpyAsync");
+  });
+  std::snprintf(note, sizeof note, "%.2f ms for %.0f MB read + written (%.0f GB/s); D2D copy of the same bytes %.2f ms",
+                colour_ms, moved / 1e6, moved / colour_ms / 1e6, d2d_ms);
+  rows.push_back({"colour kernel NV12 -> RGB u8 / D2D", d2d_ms / colour_ms, 0.7, true, note});
+
+  cudaDeviceProp prop{};
+  int device = 0;
+  cudaGetDevice(&device);
+  cudaGetDeviceProperties(&prop, device);
+  std::printf("ferry_bench_formats on %s: 1920x1080 NV12 frames (%.2f MB, RGB %.2f MB), BT.709; baselines from "
+              "the same run\n\n%-50s %10s %10s %6s  %s\n",
+              prop.name, kNv12Bytes / 1e6, kRgbBytes / 1e6, "row", "ferry", "target", "met", "note");
+  for (const Row& r : rows) {
+    const bool met = r.higher_is_better ? r.value >= r.target : r.value <= r.target;
+    std::printf("%-50s %10.3f %10.3f %6s  %s\n", r.name.c_str(), r.value, r.target, met ? "yes" : "NO", r.note.c_str());
+  }
+  ferry_memory_free_host(ctx, nv12);
+  ferry_memory_free_host(ctx, rgb);
+  ferry_memory_free_host(ctx, pinned_batch);
+  cudaFree(input_tensor);
+  cudaFree(copy_dst);
+  cudaFree(device_frames);
+  cudaFree(d2d);
+  cudaStreamDestroy(engine);
+  check(ferry_context_destroy(ctx), "ferry_context_destroy");
+  return 0;
+}
+
+}  // namespace
+#endif
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+#if FERRY_HAVE_CUDA
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) return run(o);
+#endif
+  std::printf("ferry_bench_formats: SKIPPED (no CUDA device or driver): the frame rows need a GPU\n");
+  return 0;
+}
