@@ -11,8 +11,8 @@
 #            section's sh blocks: pkg-config (shared and static) and find_package
 #   python   saves the Python quick start as quickstart.py and runs its sh block
 #            (from the build tree) with PYTHON (default: the build's) as python3; then
-#            the prefetching loader's block, saved as loader.py, and the Resize block,
-#            saved as resize.py, run the same way
+#            the prefetching loader's block, saved as loader.py, the Resize block as
+#            resize.py and the Camera and video frames block as frames.py, run the same way
 #   java     install, QuickStart.java, its sh block (javac and java from $PREFIX)
 #   csharp   install, QuickStart.cs, its sh block (mcs and mono from $PREFIX);
 #            then the copied layout the README names: Ferry.dll,
@@ -106,6 +106,7 @@ blocks)
       "python|Python quick start"|"sh|Python quick start") why="run by readme.python (the python block also by install.prefix and install.wheel)";;
       "python|Python prefetching loader") why="run by readme.python (saved as loader.py, run like the quick start)";;
       "python|Resize") why="run by readme.python (saved as resize.py, run like the quick start)";;
+      "python|Camera and video frames") why="run by readme.python (saved as frames.py, run like the quick start)";;
       "java|Java quick start"|"sh|Java quick start") why="run by readme.java";;
       "csharp|C# quick start (Mono, .NET, Unity)"|"sh|C# quick start (Mono, .NET, Unity)") why="run by readme.csharp";;
       *) why="";;
@@ -142,7 +143,11 @@ python)
   # The resize block, the same way.
   save "Resize" python resize.py
   (cd "$work" && env -u LD_LIBRARY_PATH -u MONO_PATH -u CLASSPATH PATH="$work/bin:$PATH" \
-     PYTHONPATH=build/bindings/python python3 resize.py);;
+     PYTHONPATH=build/bindings/python python3 resize.py)
+  # The frames block, the same way.
+  save "Camera and video frames" python frames.py
+  (cd "$work" && env -u LD_LIBRARY_PATH -u MONO_PATH -u CLASSPATH PATH="$work/bin:$PATH" \
+     PYTHONPATH=build/bindings/python python3 frames.py);;
 java)
   from_install bindings/java/ferry.jar Java "Java quick start" java QuickStart.java;;
 csharp)
