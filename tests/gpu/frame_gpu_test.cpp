@@ -3,7 +3,7 @@
 // filter, odd and even sizes, frames packed, padded or with their planes
 // apart, through ferry_transform_apply on device frames (a decoder's surface;
 // the device output poisoned first) and through ferry_batch_submit from
-// pageable and pinned memory (batches in one buffer, frames of different
+// pageable, registered and pinned memory (batches in one buffer, frames of different
 // sizes, several chunks).
 #include <gtest/gtest.h>
 
@@ -121,6 +121,10 @@ TEST(FrameGpu, BatchesFromPageableAndPinnedMemoryMatchTheCpuBackend) {
     std::string problem;
     EXPECT_EQ(first_difference(submitted_output(gpu, batch, t, 2 * stride, problem), want), "") << "pageable, format " << f;
     EXPECT_EQ(problem, "");
+    ASSERT_EQ(ferry_memory_register_host(gpu, buffer.data(), buffer.size()), FERRY_OK) << ferry_last_error();
+    EXPECT_EQ(first_difference(submitted_output(gpu, batch, t, 2 * stride, problem), want), "") << "registered, format " << f;
+    EXPECT_EQ(problem, "");
+    EXPECT_EQ(ferry_memory_unregister_host(gpu, buffer.data()), FERRY_OK) << ferry_last_error();
     void* pinned = nullptr;
     ASSERT_EQ(ferry_memory_alloc_host(&pinned, gpu, buffer.size()), FERRY_OK) << ferry_last_error();
     std::memcpy(pinned, buffer.data(), buffer.size());
