@@ -129,7 +129,9 @@ __global__ void __launch_bounds__(kThreads) decode_frames(const __grid_constant_
 // 4:2:0 frames with nearest chroma, the video decoders' and cameras' common
 // case: a thread per 8 x 2 pixels (four chroma samples), its luma and chroma
 // read 8 bytes at a time where aligned, a block per tile of 2 rows x
-// kWideTile pixels, stored 16 bytes at a time.
+// kWideTile pixels, stored 16 bytes at a time. H200, 64 1080p frames: 0.57
+// of a D2D copy of the bytes read and written (a thread per 8 x 4 pixels:
+// 0.50; per 4 x 2: 0.43; the pixels stored to shared memory byte by byte: 0.52).
 constexpr int kWidePixels = 8;
 constexpr int kWideTile = kThreads * kWidePixels;
 
@@ -160,7 +162,7 @@ __global__ void __launch_bounds__(kThreads) decode_420_nearest(const __grid_cons
           const int n = min(kWidePixels, f.w - x), samples = min(4, cw - (x >> 1));
           std::uint8_t luma[2][8], u[4], v[4];
           load8(f.row(0, y) + x, n, luma[0]);
-          if (rows == 2) load8(f.row(0, y + 1) + x, n, luma[1]);
+          load8(f.row(0, y + rows - 1) + x, n, luma[1]);  // a last single row decodes its row twice
           if constexpr (F == PixelFormat::NV12 || F == PixelFormat::NV21) {
             std::uint8_t uv[8];
             load8(f.row(1, y >> 1) + x, 2 * samples, uv);
@@ -174,12 +176,26 @@ __global__ void __launch_bounds__(kThreads) decode_420_nearest(const __grid_cons
             const std::uint8_t* cv = f.row(pv, y >> 1) + (x >> 1);
             for (int k = 0; k < 4; ++k) u[k] = k < samples ? cu[k] : 0, v[k] = k < samples ? cv[k] : 0;
           }
+          // All 8 pixels of each row (those past the frame's edge read 0 and are never stored), packed
+          // into words in registers: three 8-byte shared stores a row instead of 24 byte stores.
+          std::uint8_t px[2][24];
+#pragma unroll
           for (int k = 0; k < 4; ++k) {
-            if (2 * k >= n) break;
             const ChromaTerms t = chroma_terms(color, u[k], v[k]);
-            for (int r = 0; r < rows; ++r) {
-              luma_to_rgb(color, t, luma[r][2 * k], &tile[r][3 * (lx + 2 * k)]);
-              if (2 * k + 1 < n) luma_to_rgb(color, t, luma[r][2 * k + 1], &tile[r][3 * (lx + 2 * k + 1)]);
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+              luma_to_rgb(color, t, luma[r][2 * k], &px[r][6 * k]);
+              luma_to_rgb(color, t, luma[r][2 * k + 1], &px[r][6 * k + 3]);
+            }
+          }
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            auto* to = reinterpret_cast<uint2*>(&tile[r][3 * lx]);  // 24 * threadIdx.x: 8-byte aligned
+#pragma unroll
+            for (int q = 0; q < 3; ++q) {
+              const std::uint8_t* b = &px[r][8 * q];
+              to[q] = make_uint2(b[0] | b[1] << 8 | b[2] << 16 | static_cast<std::uint32_t>(b[3]) << 24,
+                                 b[4] | b[5] << 8 | b[6] << 16 | static_cast<std::uint32_t>(b[7]) << 24);
             }
           }
         }
