@@ -288,3 +288,25 @@ def test_bad_frames_raise_naming_the_field(ctx):
         rgb(ctx, np.zeros((1, 5), np.uint8), format="bayer_rggb")
     with pytest.raises(ferry.InvalidArgumentError, match=r"source.plane_pitch\[0\] is 7"):
         rgb(ctx, np.zeros((9, 7), np.uint8), format="nv12", size=(6, 8))  # rows of 7 bytes for w = 8
+
+
+@pytest.mark.skipif(ferry.device_count() == 0, reason="no CUDA device: the GPU's frames are checked on a GPU")
+@pytest.mark.parametrize("fmt", [F.NV12, F.I420, F.UYVY, F.BAYER_GRBG])
+def test_frames_on_the_gpu_equal_the_cpu_backend(fmt):
+    """Host frames through submit, and device planes (a decoder's surface) through convert, on a CUDA
+    context: every element equal to the CPU backend's, the device output poisoned first."""
+    torch = pytest.importorskip("torch")
+    frame = Frame(fmt, 135, 241, np.random.default_rng(9))
+    kwargs = dict(format=fmt, size=(135, 241), color_matrix="bt709", chroma_filter="linear", resize=(48, 64),
+                  resize_mode="letterbox", dtype="float16", mean=0.5, std=0.25)
+    with ferry.Context(ferry.Device.CPU) as cpu, ferry.Context(ferry.Device.CUDA) as gpu:
+        with cpu.submit(planes=frame.planes(), **kwargs) as batch:
+            want = torch.from_dlpack(batch).clone()
+        with gpu.submit(planes=frame.planes(), **kwargs) as batch:
+            got = torch.from_dlpack(batch).cpu()
+        assert torch.equal(got.view(torch.int16), want.view(torch.int16))
+        device_planes = tuple(torch.from_numpy(np.ascontiguousarray(p)).cuda() for p in frame.planes())
+        out = torch.full(tuple(want.shape), float("nan"), dtype=torch.float16, device="cuda")
+        gpu.convert(planes=device_planes, out=out, **kwargs)
+        torch.cuda.synchronize()
+        assert torch.equal(out.cpu().view(torch.int16), want.view(torch.int16))
