@@ -29,11 +29,23 @@ FERRY_FRAME_FN int imin(int a, int b) { return a < b ? a : b; }
 FERRY_FRAME_FN int imax(int a, int b) { return a > b ? a : b; }
 FERRY_FRAME_FN std::uint8_t saturate(int v) { return static_cast<std::uint8_t>(v < 0 ? 0 : v > 255 ? 255 : v); }
 
+// A chroma sample's share of R, G and B (with the rounding half), worked out
+// once for the pixels that share the sample.
+struct ChromaTerms {
+  int r, g, b;
+};
+FERRY_FRAME_FN ChromaTerms chroma_terms(const ColorCoefficients& c, int u, int v) {
+  const int cu = u - 128, cv = v - 128, half = 1 << 19;
+  return {c.crv * cv + half, c.cgu * cu + c.cgv * cv + half, c.cbu * cu + half};
+}
+FERRY_FRAME_FN void luma_to_rgb(const ColorCoefficients& c, const ChromaTerms& t, int y, std::uint8_t* rgb) {
+  const int luma = imax(0, y - c.y_offset) * c.cy;
+  rgb[0] = saturate((luma + t.r) >> 20);
+  rgb[1] = saturate((luma + t.g) >> 20);
+  rgb[2] = saturate((luma + t.b) >> 20);
+}
 FERRY_FRAME_FN void yuv_to_rgb(const ColorCoefficients& c, int y, int u, int v, std::uint8_t* rgb) {
-  const int luma = imax(0, y - c.y_offset) * c.cy, cu = u - 128, cv = v - 128, half = 1 << 19;
-  rgb[0] = saturate((luma + c.crv * cv + half) >> 20);
-  rgb[1] = saturate((luma + c.cgu * cu + c.cgv * cv + half) >> 20);
-  rgb[2] = saturate((luma + c.cbu * cu + half) >> 20);
+  luma_to_rgb(c, chroma_terms(c, u, v), y, rgb);
 }
 
 // U and V of chroma sample (cx, cy) of a 4:2:0 frame.

@@ -1,9 +1,10 @@
-// Decodes camera and video frames to packed R, G, B on the GPU. A thread per
-// 2 x 2 block of pixels (a 4:2:0 chroma sample's block, a Bayer tile), a
-// block per tile of two rows, tiles along x and y, frames along z
-// (grid-stride in each, so any count and size fits the grid's limits). The format and chroma
-// filter are template parameters: frame_color.h's switches fold away, and
-// the pixels of a block share their row pointers and chroma loads in cache.
+// Decodes camera and video frames to packed R, G, B on the GPU, each pixel's
+// bytes those of frame_color.h. 4:2:0 with nearest chroma (decoders' NV12,
+// I420) has a kernel of its own (decode_420_nearest); the rest a thread per
+// 2 x 2 block of pixels (a Bayer tile, two 4:2:2 macropixels), a block per
+// tile of two rows. Tiles along x and y, frames along z, grid-stride in each
+// (any count and size fits the grid's limits). The format and chroma filter
+// are template parameters: frame_color.h's switches fold away.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -35,54 +36,23 @@ __device__ __forceinline__ void store_row(std::uint8_t* dst, const std::uint8_t*
   }
 }
 
-// The R, G, B of a luma value whose chroma terms are worked out already:
-// frame_color.h's yuv_to_rgb with the chroma products shared by the pixels
-// of one chroma sample (the same integers, so the same bytes).
-struct ChromaTerms {
-  int r, g, b;
-};
-__device__ __forceinline__ ChromaTerms chroma_terms(const ColorCoefficients& c, int u, int v) {
-  const int cu = u - 128, cv = v - 128, half = 1 << 19;
-  return {c.crv * cv + half, c.cgu * cu + c.cgv * cv + half, c.cbu * cu + half};
-}
-__device__ __forceinline__ void luma_to_rgb(const ColorCoefficients& c, const ChromaTerms& t, int y, std::uint8_t* rgb) {
-  const int luma = max(0, y - c.y_offset) * c.cy;
-  rgb[0] = static_cast<std::uint8_t>(min(max((luma + t.r) >> 20, 0), 255));
-  rgb[1] = static_cast<std::uint8_t>(min(max((luma + t.g) >> 20, 0), 255));
-  rgb[2] = static_cast<std::uint8_t>(min(max((luma + t.b) >> 20, 0), 255));
-}
+using frame::chroma_terms;
+using frame::ChromaTerms;
+using frame::luma_to_rgb;
 
-// The 2 x 2 block at (x, y) of a frame with nearest chroma, 4:2:0 or 4:2:2,
-// into tile rows 0 and 1 at byte `at`: one chroma read per sample.
+// The 2 x 2 block at (x, y) of a packed 4:2:2 frame with nearest chroma into
+// tile rows 0 and 1 at byte `at`: a macropixel (Y0 U Y1 V) a row, one load.
 template <PixelFormat F>
-__device__ __forceinline__ void decode_block_nearest(const frame::FrameRef& f, const ColorCoefficients& c, int x, int y,
-                                                     bool right, bool below, std::uint8_t (*tile)[kTileWidth * 3],
-                                                     int at) {
-  for (int r = 0; r < (below ? 2 : 1); ++r) {
-    const std::uint8_t* row = f.row(0, y + r);
+__device__ __forceinline__ void decode_macropixels(const frame::FrameRef& f, const ColorCoefficients& c, int x, int y,
+                                                   bool right, int rows, std::uint8_t (*tile)[kTileWidth * 3], int at) {
+  for (int r = 0; r < rows; ++r) {
+    const std::uint8_t* m = f.row(0, y + r) + 2 * x;  // the macropixel of x and x + 1
     int y0, y1, u, v;
-    if constexpr (F == PixelFormat::YUYV || F == PixelFormat::UYVY) {
-      const std::uint8_t* m = row + 2 * x;  // the macropixel of x and x + 1
-      if constexpr (F == PixelFormat::YUYV) y0 = m[0], u = m[1], y1 = m[2], v = m[3];
-      else u = m[0], y0 = m[1], v = m[2], y1 = m[3];
-    } else {
-      y0 = row[x], y1 = right ? row[x + 1] : 0;
-      if (r == 0) frame::chroma_420(F, f, x >> 1, y >> 1, u, v);
-    }
-    static_assert(F != PixelFormat::Channels);
-    if (F == PixelFormat::YUYV || F == PixelFormat::UYVY || r == 0) {
-      const ChromaTerms t = chroma_terms(c, u, v);
-      luma_to_rgb(c, t, y0, &tile[r][at]);
-      if (right) luma_to_rgb(c, t, y1, &tile[r][at + 3]);
-      if constexpr (F != PixelFormat::YUYV && F != PixelFormat::UYVY) {
-        if (below) {  // the block's second row shares the chroma sample
-          const std::uint8_t* next = f.row(0, y + 1);
-          luma_to_rgb(c, t, next[x], &tile[1][at]);
-          if (right) luma_to_rgb(c, t, next[x + 1], &tile[1][at + 3]);
-        }
-        return;
-      }
-    }
+    if constexpr (F == PixelFormat::YUYV) y0 = m[0], u = m[1], y1 = m[2], v = m[3];
+    else u = m[0], y0 = m[1], v = m[2], y1 = m[3];
+    const ChromaTerms t = chroma_terms(c, u, v);
+    luma_to_rgb(c, t, y0, &tile[r][at]);
+    if (right) luma_to_rgb(c, t, y1, &tile[r][at + 3]);
   }
 }
 
@@ -104,10 +74,8 @@ __global__ void __launch_bounds__(kThreads) decode_frames(const __grid_constant_
       const int rows = y + 1 < f.h ? 2 : 1;
       for (int x0 = static_cast<int>(blockIdx.x) * kTileWidth; x0 < f.w; x0 += static_cast<int>(gridDim.x) * kTileWidth) {
         const int x = x0 + 2 * static_cast<int>(threadIdx.x), lx = 2 * static_cast<int>(threadIdx.x);
-        constexpr bool fast = C == ChromaFilter::Nearest && F != PixelFormat::BayerRGGB &&
-                              F != PixelFormat::BayerBGGR && F != PixelFormat::BayerGRBG && F != PixelFormat::BayerGBRG;
-        if constexpr (fast) {
-          if (x < f.w) decode_block_nearest<F>(f, color, x, y, x + 1 < f.w, rows == 2, tile, 3 * lx);
+        if constexpr (C == ChromaFilter::Nearest && (F == PixelFormat::YUYV || F == PixelFormat::UYVY)) {
+          if (x < f.w) decode_macropixels<F>(f, color, x, y, x + 1 < f.w, rows, tile, 3 * lx);
         } else if (x < f.w) {
           const bool right = x + 1 < f.w;
           frame::decode_pixel(decode, f, x, y, &tile[0][3 * lx]);
@@ -210,32 +178,28 @@ __global__ void __launch_bounds__(kThreads) decode_420_nearest(const __grid_cons
 
 using Kernel = void (*)(const DecodeFrames, ColorCoefficients);
 
-template <PixelFormat F>
-Kernel kernel_for(ChromaFilter c) {
-  return c == ChromaFilter::Linear ? decode_frames<F, ChromaFilter::Linear> : decode_frames<F, ChromaFilter::Nearest>;
-}
-
+// 4:2:0 with nearest chroma: the wide kernel.
 bool is_wide(const FrameDecode& d) {
   return d.chroma == ChromaFilter::Nearest && (d.format == PixelFormat::NV12 || d.format == PixelFormat::NV21 ||
                                                d.format == PixelFormat::I420 || d.format == PixelFormat::YV12);
 }
 
+template <PixelFormat F>
+Kernel yuv_kernel(ChromaFilter c) {
+  if constexpr (F == PixelFormat::YUYV || F == PixelFormat::UYVY)
+    return c == ChromaFilter::Linear ? decode_frames<F, ChromaFilter::Linear> : decode_frames<F, ChromaFilter::Nearest>;
+  else
+    return c == ChromaFilter::Linear ? decode_frames<F, ChromaFilter::Linear> : decode_420_nearest<F>;
+}
+
 Kernel kernel_for(const FrameDecode& d) {
-  if (is_wide(d)) {
-    switch (d.format) {
-      case PixelFormat::NV12: return decode_420_nearest<PixelFormat::NV12>;
-      case PixelFormat::NV21: return decode_420_nearest<PixelFormat::NV21>;
-      case PixelFormat::I420: return decode_420_nearest<PixelFormat::I420>;
-      default: return decode_420_nearest<PixelFormat::YV12>;
-    }
-  }
   switch (d.format) {
-    case PixelFormat::NV12: return kernel_for<PixelFormat::NV12>(d.chroma);
-    case PixelFormat::NV21: return kernel_for<PixelFormat::NV21>(d.chroma);
-    case PixelFormat::I420: return kernel_for<PixelFormat::I420>(d.chroma);
-    case PixelFormat::YV12: return kernel_for<PixelFormat::YV12>(d.chroma);
-    case PixelFormat::YUYV: return kernel_for<PixelFormat::YUYV>(d.chroma);
-    case PixelFormat::UYVY: return kernel_for<PixelFormat::UYVY>(d.chroma);
+    case PixelFormat::NV12: return yuv_kernel<PixelFormat::NV12>(d.chroma);
+    case PixelFormat::NV21: return yuv_kernel<PixelFormat::NV21>(d.chroma);
+    case PixelFormat::I420: return yuv_kernel<PixelFormat::I420>(d.chroma);
+    case PixelFormat::YV12: return yuv_kernel<PixelFormat::YV12>(d.chroma);
+    case PixelFormat::YUYV: return yuv_kernel<PixelFormat::YUYV>(d.chroma);
+    case PixelFormat::UYVY: return yuv_kernel<PixelFormat::UYVY>(d.chroma);
     case PixelFormat::BayerRGGB: return decode_frames<PixelFormat::BayerRGGB, ChromaFilter::Nearest>;
     case PixelFormat::BayerBGGR: return decode_frames<PixelFormat::BayerBGGR, ChromaFilter::Nearest>;
     case PixelFormat::BayerGRBG: return decode_frames<PixelFormat::BayerGRBG, ChromaFilter::Nearest>;
