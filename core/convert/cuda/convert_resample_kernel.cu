@@ -102,13 +102,14 @@ inline constexpr int kMinBlocks = S == Sampler::Cubic ? 2 : 4;
 // A block covers kTileW columns and kTileH * kRowsPerThread rows of one
 // sample's output; each thread one column, every kTileH-th row of the tile
 // (the warps of a block on neighbouring rows: their taps share source rows in L1).
-template <Sampler S, int N, DType D>
+// Frames: the samples are 4:2:0 frames decoded at each tap (value_from_frame).
+template <Sampler S, int N, DType D, bool Frames = false>
 __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kernel(const __grid_constant__ ResampleParams p) {
   constexpr int T = Column<S, N>::T;
   // The source tile in shared memory, where it fits: for linear and cubic
   // (H200: bilinear crops 0.27 -> 0.30 of a D2D copy, upscale 0.20 -> 0.23);
   // nearest reads one byte per channel and ran slower through it (0.50 -> 0.43).
-  constexpr bool kStaged = kFixedTaps<S> >= 2;
+  constexpr bool kStaged = kFixedTaps<S> >= 2 && !Frames;
   __shared__ RowTaps<T> rows[kRowTable<S> ? kTileRows : 1];
   __shared__ __align__(16) std::uint8_t tile_bytes[kStaged ? kTileBytes : 16];
   __shared__ TileBounds bounds;
@@ -212,6 +213,8 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kerne
         } else {
           each_row([&](int row, int, float (&v)[N]) { return value_from<S, N, T>(p, s, column, rows[row], v); });
         }
+      } else if constexpr (Frames) {
+        each_row([&](int row, int, float (&v)[N]) { return value_from_frame<S, N, T>(p, s, column, rows[row], v); });
       } else if constexpr (kRowTable<S>) {
         each_row([&](int row, int, float (&v)[N]) { return value_from<S, N, T>(p, s, column, rows[row], v); });
       } else {
@@ -243,6 +246,18 @@ const void* kernel_for_channels(int n, DType dtype) {
   }
 }
 
+// Frames decoded at each tap: linear, three channels.
+const void* frame_kernel_for(Sampler sampler, int n, DType dtype) {
+  if (sampler != Sampler::Linear || n != 3) return nullptr;
+  switch (dtype) {
+    case DType::UInt8: return reinterpret_cast<const void*>(resample_kernel<Sampler::Linear, 3, DType::UInt8, true>);
+    case DType::Float32: return reinterpret_cast<const void*>(resample_kernel<Sampler::Linear, 3, DType::Float32, true>);
+    case DType::Float16: return reinterpret_cast<const void*>(resample_kernel<Sampler::Linear, 3, DType::Float16, true>);
+    case DType::BFloat16: return reinterpret_cast<const void*>(resample_kernel<Sampler::Linear, 3, DType::BFloat16, true>);
+  }
+  return nullptr;
+}
+
 const void* kernel_for(Sampler sampler, int n, DType dtype) {
   switch (sampler) {
     case Sampler::Copy: return kernel_for_channels<Sampler::Copy>(n, dtype);
@@ -258,7 +273,8 @@ const void* kernel_for(Sampler sampler, int n, DType dtype) {
 }  // namespace
 
 void launch_resample(const ResampleParams& params, Sampler sampler, void* stream) {
-  const void* kernel = kernel_for(sampler, params.oc, params.dtype);
+  const void* kernel = params.frame.format != PixelFormat::Channels ? frame_kernel_for(sampler, params.oc, params.dtype)
+                                                                    : kernel_for(sampler, params.oc, params.dtype);
   if (kernel == nullptr)
     fail(Status::Internal, "resample kernel for sampler ", static_cast<int>(sampler), ", ", params.oc,
          " channels and dtype ", static_cast<int>(params.dtype), " does not exist");

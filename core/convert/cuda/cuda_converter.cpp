@@ -50,15 +50,10 @@ using cuda_convert::ResampleSample;
 
 // Local sample i's row of the resample kernel's table: where the sample is in
 // `source`, and what global sample first + i of the plan does with it.
-ResampleSample resample_sample_of(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
-                                  std::int64_t i) {
-  const std::int64_t g = first + i;
+// What global sample g of the plan does, whatever its source: its axes or
+// window, size, channel coefficients and mirror.
+ResampleSample resample_geometry_of(const ConvertPlan& plan, std::int64_t g) {
   ResampleSample s;
-  s.data = source.samples != nullptr ? source.samples[i] : source.base + i * source.strides.n;
-  FERRY_EXPECT(s.data != nullptr, Status::InvalidArgument, "source.samples[", i, "] is NULL");
-  const Strides4 strides = source.strides_of(i);
-  s.stride_c = strides.c, s.stride_h = strides.h, s.stride_w = strides.w;
-  s.extent = (plan.h_of(g) - 1) * strides.h + (plan.w_of(g) - 1) * strides.w + (plan.c - 1) * strides.c + 1;
   if (plan.resize) s.axes = plan.resize_of(g);
   const Rect window = plan.window_of(g);
   s.x = static_cast<std::int32_t>(window.x);
@@ -69,6 +64,36 @@ ResampleSample resample_sample_of(const ConvertPlan& plan, const SourceView& sou
   std::memcpy(s.beta, plan.beta_of(g), sizeof s.beta);
   s.mirror = plan.mirror_of(g);
   return s;
+}
+
+ResampleSample resample_sample_of(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
+                                  std::int64_t i) {
+  const std::int64_t g = first + i;
+  ResampleSample s = resample_geometry_of(plan, g);
+  s.data = source.samples != nullptr ? source.samples[i] : source.base + i * source.strides.n;
+  FERRY_EXPECT(s.data != nullptr, Status::InvalidArgument, "source.samples[", i, "] is NULL");
+  const Strides4 strides = source.strides_of(i);
+  s.stride_c = strides.c, s.stride_h = strides.h, s.stride_w = strides.w;
+  s.extent = (plan.h_of(g) - 1) * strides.h + (plan.w_of(g) - 1) * strides.w + (plan.c - 1) * strides.c + 1;
+  return s;
+}
+
+// Local frame i, decoded by the resample kernel at each tap: its planes.
+ResampleSample resample_frame_of(const ConvertPlan& plan, const SourceView& frames, std::int64_t first, std::int64_t i) {
+  ResampleSample s = resample_geometry_of(plan, first + i);
+  const frame::FrameRef f = frame_ref_of(plan, frames, first, i);
+  s.data = f.base;
+  for (int k = 0; k < 3; ++k) s.plane_offset[k] = f.offset[k], s.plane_pitch[k] = f.pitch[k];
+  return s;
+}
+
+// Whether the resample kernel decodes these frames itself (no RGB scratch, no
+// decode kernel): 4:2:0 with nearest chroma, linear, 3 output channels.
+bool decode_in_resample(const ConvertPlan& plan) {
+  const PixelFormat f = plan.frame.format;
+  const bool yuv420 = f == PixelFormat::NV12 || f == PixelFormat::NV21 || f == PixelFormat::I420 || f == PixelFormat::YV12;
+  return yuv420 && plan.frame.chroma == ChromaFilter::Nearest && plan.resize &&
+         plan.interpolation == Interpolation::Linear && plan.out_channels == 3;
 }
 
 }  // namespace
@@ -175,6 +200,10 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
 void CudaConverter::convert_frames(const ConvertPlan& plan, const SourceView& frames, std::int64_t first,
                                    std::int64_t count, DecodedFrames& decoded, void* output_base, void* stream) {
   DeviceScope scope(runtime_);
+  if (decode_in_resample(plan)) {
+    convert_resampled(plan, frames, first, count, output_base, stream, true);
+    return;
+  }
   std::vector<cuda_convert::DecodeFrameRow> rows(static_cast<std::size_t>(count));
   std::int64_t max_h = 1, max_w = 1;
   for (std::int64_t i = 0; i < count; ++i) {
@@ -208,7 +237,7 @@ void CudaConverter::convert_frames(const ConvertPlan& plan, const SourceView& fr
 }
 
 void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
-                                      std::int64_t count, void* output_base, void* stream) {
+                                      std::int64_t count, void* output_base, void* stream, bool decode_frames) {
   ResampleParams p;
   p.out = static_cast<std::uint8_t*>(output_base);
   p.first = first;
@@ -226,13 +255,17 @@ void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView&
   std::memcpy(p.letterbox_bits, plan.letterbox_bits, sizeof p.letterbox_bits);
   const auto sampler = plan.resize ? static_cast<cuda_convert::Sampler>(static_cast<int>(plan.interpolation))
                                    : cuda_convert::Sampler::Copy;
+  if (decode_frames) p.frame = plan.frame;
+  auto sample = [&](std::int64_t i) {
+    return decode_frames ? resample_frame_of(plan, source, first, i) : resample_sample_of(plan, source, first, i);
+  };
   if (count <= cuda_convert::kInlineSamples) {
-    for (std::int64_t i = 0; i < count; ++i) p.inline_samples[i] = resample_sample_of(plan, source, first, i);
+    for (std::int64_t i = 0; i < count; ++i) p.inline_samples[i] = sample(i);
     cuda_convert::launch_resample(p, sampler, stream);  // no table to copy
     return;
   }
   std::vector<ResampleSample> table(static_cast<std::size_t>(count));
-  for (std::int64_t i = 0; i < count; ++i) table[static_cast<std::size_t>(i)] = resample_sample_of(plan, source, first, i);
+  for (std::int64_t i = 0; i < count; ++i) table[static_cast<std::size_t>(i)] = sample(i);
   void* on_device = upload(table.data(), table.size() * sizeof(ResampleSample), stream);
   p.table = static_cast<const ResampleSample*>(on_device);
   try {

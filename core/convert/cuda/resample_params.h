@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "core/convert/descriptors.h"
+#include "core/convert/frame_format.h"
 #include "core/convert/resize_geometry.h"
 
 namespace ferry::core::cuda_convert {
@@ -24,6 +25,8 @@ struct ResampleSample {
   float alpha[4] = {1, 1, 1, 1}, beta[4] = {0, 0, 0, 0};
   std::int32_t mirror = 0;                      // kMirrorX | kMirrorY
   std::int32_t unused = 0;
+  // A frame the kernel decodes (ResampleParams.frame set): its planes from `data`, the frame's start.
+  std::int64_t plane_offset[3] = {0, 0, 0}, plane_pitch[3] = {0, 0, 0};
 };
 
 // Up to this many samples ride in the kernel parameter itself: a frame or an
@@ -49,6 +52,9 @@ struct ResampleParams {
   std::uint32_t pad_bits = 0;              // channels oc .. oct-1
   std::uint32_t fill_bits = 0;             // Copy: pixels outside the sample
   std::uint32_t letterbox_bits[4] = {0, 0, 0, 0};  // resized: pixels outside the resized image
+  // Frames decoded tap by tap (format other than Channels): 4:2:0 with nearest
+  // chroma, linear, 3 output channels; each tap's R, G, B those of frame_color.h.
+  FrameDecode frame;
 };
 
 // Launches the resample kernel for `sampler` and params.oc channels on

@@ -11,6 +11,7 @@
 
 #include "core/convert/cuda/resample_params.h"
 #include "core/convert/cuda/resample_tile.cuh"
+#include "core/convert/frame_color.h"
 #include "core/convert/resize_taps.h"
 
 namespace ferry::core::cuda_convert {
@@ -178,6 +179,38 @@ __device__ __forceinline__ void separable_sum(const TapWeight (&wx)[T], const fl
 // the block's table), from global memory; false where the pixel is fill or
 // letterbox. The path of footprints too large for the source tile, and of
 // planar sources: tap addresses are worked out at each load.
+// The same for a 4:2:0 frame with nearest chroma (p.frame): each tap's pixel
+// decoded from its luma and chroma bytes (three loads, as an RGB pixel's
+// three channels), so no decoded image is written and read again.
+template <Sampler S, int N, int T>
+__device__ __forceinline__ bool value_from_frame(const ResampleParams& p, const ResampleSample& s, const Column<S, N>& c,
+                                                 const RowTaps<T>& row, float (&v)[N]) {
+  if (!c.inside || !row.inside) return false;
+  const PixelFormat f = p.frame.format;
+  const bool semi_planar = f == PixelFormat::NV12 || f == PixelFormat::NV21;
+  const bool v_first = f == PixelFormat::NV21 || f == PixelFormat::YV12;
+  separable_sum<N, T>(c.weight, row.weight, [&](int ty, int tx, std::uint8_t (&b)[N]) {
+    const int y = row.index[ty], x = c.index[tx];
+    const int luma = __ldg(s.data + s.plane_offset[0] + static_cast<std::int64_t>(y) * s.plane_pitch[0] + x);
+    const std::uint8_t* c1 = s.data + s.plane_offset[1] + static_cast<std::int64_t>(y >> 1) * s.plane_pitch[1];
+    int u, w;
+    if (semi_planar) {
+      u = __ldg(c1 + (x & ~1) + (v_first ? 1 : 0)), w = __ldg(c1 + (x & ~1) + (v_first ? 0 : 1));
+    } else {
+      const std::uint8_t* c2 = s.data + s.plane_offset[2] + static_cast<std::int64_t>(y >> 1) * s.plane_pitch[2];
+      u = __ldg((v_first ? c2 : c1) + (x >> 1)), w = __ldg((v_first ? c1 : c2) + (x >> 1));
+    }
+    std::uint8_t rgb[3];
+    frame::yuv_to_rgb(p.frame.color, luma, u, w, rgb);
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      const int m = p.channel_map[k];
+      b[k] = m == 0 ? rgb[0] : m == 1 ? rgb[1] : rgb[2];
+    }
+  }, v);
+  return true;
+}
+
 template <Sampler S, int N, int T>
 __device__ __forceinline__ bool value_from(const ResampleParams& p, const ResampleSample& s, const Column<S, N>& c,
                                            const RowTaps<T>& row, float (&v)[N]) {
