@@ -3,7 +3,8 @@
 // each pixel by frame_color.h), which the converter then converts as a batch
 // of 3-channel samples of different sizes: every transform option applies to
 // frames unchanged. The RGB images live in scratch memory from the context's
-// pools for the call.
+// pools for the call. On the GPU the resample kernel decodes the common case
+// itself, tap by tap, with no scratch (cuda_converter.cpp, decode_in_resample).
 #pragma once
 
 #include <cstdint>
