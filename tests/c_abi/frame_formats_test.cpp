@@ -141,22 +141,14 @@ TEST_F(FrameFormats, FramesOfDifferentSizes) {
   const std::int64_t sizes[][2] = {{10, 14}, {7, 9}, {20, 6}, {2, 2}};
   for (ferry_pixel_format f : all_frame_formats) {
     std::vector<TestFrame> frames;
-    std::vector<ferry_sample_desc> descs;
     std::vector<std::uint8_t> alone;
     for (const auto& hw : sizes) frames.push_back(random_frame(rng, f, hw[0], hw[1], PlaneLayout::padded));
     for (const TestFrame& fr : frames) {
       const std::vector<std::uint8_t> one = applied_on_host(ctx_, frame_source(fr), t, poison);
       alone.insert(alone.end(), one.begin(), one.end());
-      ferry_sample_desc d{};
-      d.data = fr.bytes.data(), d.bytes = fr.bytes.size(), d.h = fr.h, d.w = fr.w;
-      d.stride_h = fr.planes[0].pitch;
-      descs.push_back(d);
     }
-    ferry_source src;
-    ferry_source_init(&src, sizeof src);
-    src.format = f;
-    src.n = static_cast<std::int64_t>(descs.size());
-    src.sample_descs = descs.data();
+    const std::vector<ferry_sample_desc> descs = frame_descs(frames);
+    const ferry_source src = frames_source(f, descs);
     EXPECT_EQ(applied_on_host(ctx_, src, t, poison), alone) << "format " << f;
     EXPECT_EQ(submitted_on_host(ctx_, src, t), alone) << "format " << f << ", pipeline";
   }

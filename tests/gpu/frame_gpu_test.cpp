@@ -134,19 +134,9 @@ TEST(FrameGpu, BatchesFromPageableAndPinnedMemoryMatchTheCpuBackend) {
     EXPECT_EQ(ferry_memory_free_host(gpu, pinned), FERRY_OK);
     // Frames of different sizes, their planes apart from one another in pageable memory.
     std::vector<TestFrame> sized;
-    std::vector<ferry_sample_desc> descs;
-    for (int i = 0; i < 5; ++i) {
-      sized.push_back(random_frame(rng, f, 2 + 37 * i, 3 + 51 * i, PlaneLayout::padded));
-      ferry_sample_desc d{};
-      d.data = sized.back().bytes.data(), d.bytes = sized.back().bytes.size();
-      d.h = sized.back().h, d.w = sized.back().w, d.stride_h = sized.back().planes[0].pitch;
-      descs.push_back(d);
-    }
-    ferry_source variable;
-    ferry_source_init(&variable, sizeof variable);
-    variable.format = f;
-    variable.n = static_cast<std::int64_t>(descs.size());
-    variable.sample_descs = descs.data();
+    for (int i = 0; i < 5; ++i) sized.push_back(random_frame(rng, f, 2 + 37 * i, 3 + 51 * i, PlaneLayout::padded));
+    const std::vector<ferry_sample_desc> descs = frame_descs(sized);
+    const ferry_source variable = frames_source(f, descs);
     EXPECT_EQ(first_difference(submitted_output(gpu, variable, t, 64 << 10, problem), cpu_output(cpu, variable, t)), "")
         << "different sizes, format " << f;
     EXPECT_EQ(problem, "");

@@ -98,6 +98,28 @@ inline ferry_source frame_source(const TestFrame& t) {
   return s;
 }
 
+// Frames of different sizes (source.sample_descs): each frame's description
+// (its plane 0 pitch as stride_h, the planes following one another), and the
+// source of them all.
+inline std::vector<ferry_sample_desc> frame_descs(const std::vector<TestFrame>& frames) {
+  std::vector<ferry_sample_desc> descs;
+  for (const TestFrame& fr : frames) {
+    ferry_sample_desc d{};
+    d.data = fr.bytes.data(), d.bytes = fr.bytes.size(), d.h = fr.h, d.w = fr.w;
+    d.stride_h = fr.planes[0].pitch;
+    descs.push_back(d);
+  }
+  return descs;
+}
+inline ferry_source frames_source(ferry_pixel_format f, const std::vector<ferry_sample_desc>& descs) {
+  ferry_source s;
+  ferry_source_init(&s, sizeof s);
+  s.format = f;
+  s.n = static_cast<std::int64_t>(descs.size());
+  s.sample_descs = descs.data();
+  return s;
+}
+
 // The decoded frame as it is: uint8 R, G, B interleaved.
 inline ferry_transform rgb_u8_transform() {
   ferry_transform t;
