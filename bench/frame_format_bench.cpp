@@ -303,6 +303,7 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
+  (void)o;  // a build without CUDA only says so
 #if FERRY_HAVE_CUDA
   int devices = 0;
   if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) return run(o);

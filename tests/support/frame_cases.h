@@ -149,7 +149,7 @@ inline std::vector<double> reference_rgb(const TestFrame& t, const ColorOptions&
     const int* tile = tiles[f - FERRY_FORMAT_BAYER_RGGB];
     auto colour = [&](std::int64_t x, std::int64_t y) { return tile[((y & 1) << 1) | (x & 1)]; };
     auto reflect = [](std::int64_t i, std::int64_t n) { return i < 0 ? -i : i >= n ? 2 * n - 2 - i : i; };
-    auto pixel = [&](std::int64_t x, std::int64_t y) { return double{*t.at(0, reflect(y, h), reflect(x, w))}; };
+    auto pixel = [&](std::int64_t x, std::int64_t y) { return static_cast<double>(*t.at(0, reflect(y, h), reflect(x, w))); };
     const int straight[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}}, diagonal[4][2] = {{-1, -1}, {1, -1}, {-1, 1}, {1, 1}};
     for (std::int64_t y = 0; y < h; ++y)
       for (std::int64_t x = 0; x < w; ++x)
@@ -203,9 +203,9 @@ inline std::vector<double> reference_rgb(const TestFrame& t, const ColorOptions&
         u = round_half_up((u0 + u1) / 2), v = round_half_up((v0 + v1) / 2);
       } else {
         // Chroma sample (i, j) sits at luma (2i, 2j + 0.5): bilinear in those coordinates, edges repeated.
-        const double px = x / 2.0, py = (y - 0.5) / 2.0;
+        const double px = static_cast<double>(x) / 2.0, py = (static_cast<double>(y) - 0.5) / 2.0;
         const std::int64_t x0 = static_cast<std::int64_t>(std::floor(px)), y0 = static_cast<std::int64_t>(std::floor(py));
-        const double fx = px - x0, fy = py - y0;
+        const double fx = px - static_cast<double>(x0), fy = py - static_cast<double>(y0);
         double su = 0, sv = 0;
         for (int dy = 0; dy < 2; ++dy)
           for (int dx = 0; dx < 2; ++dx) {
