@@ -1,5 +1,7 @@
 #include "c_api/struct_convert.h"
 
+#include "c_api/augment_convert.h"
+
 #include <algorithm>
 
 namespace ferry::api {
@@ -105,6 +107,7 @@ core::Transform to_core(const ferry_transform& t) {
   std::copy(t.letterbox_value, t.letterbox_value + 4, d.letterbox_value);
   d.window = core::RectF{t.window.x, t.window.y, t.window.w, t.window.h};
   d.per_sample_window = reinterpret_cast<const core::RectF*>(t.per_sample_window);
+  read_augment(t.augment, d);
   return d;
 }
 

@@ -85,6 +85,18 @@ struct source {
   const ferry_sample_desc* sample_descs;
 };
 
+struct transform {  // the resize fields appended
+  v2::transform base;
+  std::int64_t resize_w, resize_h;
+  ferry_interpolation interpolation;
+  ferry_resize_mode resize_mode;
+  std::int64_t resize_shorter;
+  ferry_letterbox_align letterbox_align;
+  float letterbox_value[4];
+  ferry_rectf window;
+  const ferry_rectf* per_sample_window;
+};
+
 }  // namespace v3
 
 // Each frozen layout is a prefix of today's.
@@ -99,6 +111,8 @@ static_assert(offsetof(v3::source, sample_descs) == offsetof(ferry_source, sampl
 static_assert(sizeof(v3::source) <= offsetof(ferry_source, format));
 static_assert(offsetof(v2::transform, fill_value) == offsetof(ferry_transform, fill_value));
 static_assert(sizeof(v2::transform) <= offsetof(ferry_transform, resize_w));
+static_assert(offsetof(v3::transform, per_sample_window) == offsetof(ferry_transform, per_sample_window));
+static_assert(sizeof(v3::transform) <= offsetof(ferry_transform, augment));
 
 // The struct_size of each released layout, oldest first; the last is sizeof(T).
 template <typename T>
@@ -120,7 +134,8 @@ struct ReleasedSizes<ferry_source> {
 };
 template <>
 struct ReleasedSizes<ferry_transform> {
-  static constexpr std::array<std::size_t, 2> values{sizeof(v2::transform), sizeof(ferry_transform)};
+  static constexpr std::array<std::size_t, 3> values{sizeof(v2::transform), sizeof(v3::transform),
+                                                     sizeof(ferry_transform)};
 };
 
 template <typename T>

@@ -38,6 +38,7 @@ void check_positive(std::int64_t v, const char* name) {
 
 namespace {
 
+using plan_checks::check_augment_fields;
 using plan_checks::check_frames;
 using plan_checks::check_positive;
 using plan_checks::check_resize;
@@ -285,6 +286,7 @@ void check_transform(ConvertPlan& plan, const Transform& t) {
     check_geometry(plan, t);
   }
   check_mirror(plan, t);
+  check_augment_fields(plan, t);
 }
 
 void check_output(ConvertPlan& plan, const OutputDesc* out) {

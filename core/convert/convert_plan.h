@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/convert/augment_color.h"
 #include "core/convert/descriptors.h"
 #include "core/convert/frame_format.h"
 #include "core/convert/resize_geometry.h"
@@ -106,6 +107,13 @@ struct ConvertPlan {
   std::vector<ResizeAxes> sample_resize;  // n entries when resize
   std::uint32_t letterbox_bits[4] = {0, 0, 0, 0};  // letterbox_value per output channel, in the dtype's bits
 
+  // --- augmentation (transform.augment): drawn per sample when the plan is
+  // built; its crops and flips are in sample_resize and sample_mirror above,
+  // its colour and erase parameters here (n entries, or empty). ---
+  std::vector<augment::SampleColor> sample_color;
+  bool zero_outside = false;   // pixels a crop takes from outside the image are 0 (then coloured), not letterbox
+  bool contrast_mean = false;  // some sample's contrast needs its image's mean: a mean pass first
+
   bool variable_sizes() const noexcept { return !sample_sources.empty(); }
   bool is_frame() const noexcept { return is_frame_format(frame.format); }
   std::int64_t h_of(std::int64_t g) const noexcept {
@@ -116,7 +124,8 @@ struct ConvertPlan {
   }
 
   bool has_per_sample() const noexcept {
-    return !sample_alpha.empty() || !sample_crop.empty() || !sample_mirror.empty() || !sample_resize.empty();
+    return !sample_alpha.empty() || !sample_crop.empty() || !sample_mirror.empty() || !sample_resize.empty() ||
+           !sample_color.empty();
   }
   const ResizeAxes& resize_of(std::int64_t g) const noexcept { return sample_resize[static_cast<std::size_t>(g)]; }
   const float* alpha_of(std::int64_t g) const noexcept {

@@ -37,4 +37,9 @@ void check_frames(ConvertPlan& plan, const SourceDesc& s);
 // ones are set. Called once the source and the channels are checked.
 void check_resize(ConvertPlan& plan, const Transform& t);
 
+// transform.augment (convert_plan_augment.cpp): draws every sample's
+// parameters into the plan's resize axes, mirrors and sample_color, and
+// reports them. Called once the resize fields (or the windows) are checked.
+void check_augment_fields(ConvertPlan& plan, const Transform& t);
+
 }  // namespace ferry::core::plan_checks

@@ -51,6 +51,41 @@ enum class ColorMatrix : int { BT601 = 0, BT709 = 1, BT2020 = 2 };
 enum class ColorRange : int { Limited = 0, Full = 1 };
 enum class ChromaFilter : int { Nearest = 0, Linear = 1 };
 
+// Random augmentation (include/ferry/augment.h defines each field), drawn per
+// sample when a plan is built (core/convert/augment.h).
+enum class AugmentCrop : int { None = 0, RandomResized = 1, Random = 2, Center = 3 };
+enum class EraseFill : int { Value = 0, Random = 1 };
+
+// The four colour operations, as jitter orders name them.
+enum JitterOp : int { kBrightness = 0, kContrast = 1, kSaturation = 2, kHue = 3 };
+
+struct AugmentDraw;
+
+struct Augment {
+  std::uint64_t seed = 0, step = 0;
+  std::int64_t first_index = 0;
+  AugmentCrop crop = AugmentCrop::None;
+  float scale[2] = {0.08f, 1.0f};
+  float ratio[2] = {3.0f / 4.0f, 4.0f / 3.0f};
+  std::int64_t padding = 0;
+  float flip_x_probability = 0.0f, flip_y_probability = 0.0f;
+  float brightness[2] = {1, 1}, contrast[2] = {1, 1}, saturation[2] = {1, 1};
+  float hue[2] = {0, 0};
+  float grayscale_probability = 0.0f;
+  float erase_probability = 0.0f;
+  float erase_scale[2] = {0.02f, 0.33f};
+  float erase_ratio[2] = {0.3f, 3.3f};
+  EraseFill erase_fill = EraseFill::Value;
+  float erase_value[4] = {0, 0, 0, 0};
+
+  // Called once per plan with every sample's draw (the C ABI's `drawn`), or NULL.
+  void (*report)(void* user, const AugmentDraw* draws, std::int64_t n) = nullptr;
+  void* report_user = nullptr;
+
+  bool jitters() const noexcept;      // some colour operation is on
+  bool colours() const noexcept;      // jitter or grayscale may apply
+};
+
 // One sample of a batch of different sizes: pointer, readable bytes, size,
 // byte strides in the batch's layout (0: packed).
 struct SampleDesc {
@@ -112,6 +147,8 @@ struct Transform {
   float letterbox_value[4] = {0, 0, 0, 0};
   RectF window;                            // w = h = 0: the crop
   const RectF* per_sample_window = nullptr;
+  bool has_augment = false;  // transform.augment was given: `augment` holds it
+  Augment augment;
 };
 
 // A caller's destination: `bytes` bytes at `data`, byte strides n, c, h, w

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/convert/augment_color.h"
 #include "core/convert/half_bits.h"
 #include "core/convert/resize_taps.h"
 
@@ -24,6 +25,8 @@ struct Job {
   const SourceView* source;
   std::int64_t first;
   std::uint8_t* output;
+  std::int64_t* row_gray = nullptr;  // the mean pass: each output row's gray sum (local row index)
+  const float* means = nullptr;      // the conversion: each local sample's contrast mean, or NULL
 };
 
 // The x taps of one sample (`sample`, its global index): output column o
@@ -184,7 +187,67 @@ void store_row(const ConvertPlan& p, std::uint8_t* out_row, const float* v, cons
   }
 }
 
-template <Interpolation M, int N>
+// Augmentation, on one row's values: the pixels a crop takes from outside the
+// image read 0 (plan.zero_outside), then each pixel's colour operations.
+// Returns whether the row shows anything but letterbox.
+template <int N>
+bool augment_row(const ConvertPlan& p, std::int64_t g, float* v, std::uint8_t* inside, bool row_inside, float mean) {
+  if (p.zero_outside) {
+    for (std::int64_t o = 0; o < p.out_w; ++o)
+      if (!row_inside || !inside[o]) {
+        for (int k = 0; k < N; ++k) v[o * N + k] = 0.0f;
+        inside[o] = 1;
+      }
+    row_inside = true;
+  }
+  if constexpr (N == 3) {
+    if (!p.sample_color.empty() && row_inside) {
+      const augment::SampleColor& c = p.sample_color[static_cast<std::size_t>(g)];
+      for (std::int64_t o = 0; o < p.out_w; ++o)
+        if (inside[o]) augment::apply(c, v + o * 3, mean);
+    }
+  }
+  return row_inside;
+}
+
+// The gray sum (before contrast) of one row's shown pixels, for the contrast mean.
+template <int N>
+std::int64_t row_gray_sum(const ConvertPlan& p, std::int64_t g, float* v, const std::uint8_t* inside, bool row_inside) {
+  std::int64_t sum = 0;
+  if constexpr (N == 3) {
+    const augment::SampleColor& c = p.sample_color[static_cast<std::size_t>(g)];
+    if (row_inside && c.contrast_at >= 0)
+      for (std::int64_t o = 0; o < p.out_w; ++o)
+        if (inside[o]) sum += augment::gray_before_contrast(c, v + o * 3);
+  }
+  return sum;
+}
+
+// Erasing, after the row is stored: its erased pixels get the erase value or noise.
+template <typename T, typename Element>
+void erase_row(const ConvertPlan& p, std::int64_t g, std::int64_t y, std::uint8_t* out_row, Element&& element) {
+  if (p.sample_color.empty()) return;
+  const augment::SampleColor& c = p.sample_color[static_cast<std::size_t>(g)];
+  if (y < c.erase_y0 || y >= c.erase_y1) return;
+  for (std::int64_t o = c.erase_x0; o < c.erase_x1; ++o) {
+    std::uint8_t* px = out_row + o * p.out_strides.w;
+    float noise[4];
+    if (c.erase_random) augment::erase_noise(c, o, y, p.out_w, p.dtype == DType::UInt8, noise);
+    for (int k = 0; k < p.out_channels; ++k) {
+      T value;
+      if (c.erase_random) {
+        value = element(noise[k]);
+      } else if constexpr (sizeof(T) == 4) {
+        std::memcpy(&value, &c.erase_bits[k], 4);
+      } else {
+        value = static_cast<T>(c.erase_bits[k]);
+      }
+      store<T>(px + k * p.out_strides.c, value);
+    }
+  }
+}
+
+template <Interpolation M, int N, bool MeanPass = false>
 void convert_rows(const Job& job, std::int64_t begin, std::int64_t end) {
   const ConvertPlan& p = *job.plan;
   const SourceView& s = *job.source;
@@ -196,6 +259,7 @@ void convert_rows(const Job& job, std::int64_t begin, std::int64_t end) {
   std::vector<const float*> h;
   const auto length = static_cast<std::size_t>(p.out_w * N);
   std::vector<float> v(length);
+  std::vector<std::uint8_t> inside;  // augmentation: the row's shown pixels
   for (std::int64_t row = begin; row < end; ++row) {
     const std::int64_t i = row / p.out_h, y = row % p.out_h, g = job.first + i;
     const std::uint8_t* sample = s.samples ? s.samples[i] : s.base + i * s.strides.n;
@@ -217,26 +281,52 @@ void convert_rows(const Job& job, std::int64_t begin, std::int64_t end) {
         }));
       vertical<M, N>(xt, yt, h.data(), p.out_w, v.data());
     }
+    bool row_inside = yt.inside;
+    const std::uint8_t* shown = xt.inside.data();
+    if (p.zero_outside || !p.sample_color.empty()) {
+      inside.assign(xt.inside.begin(), xt.inside.end());
+      shown = inside.data();
+      if constexpr (MeanPass) {
+        if (p.zero_outside) {  // zeros where the crop reaches outside, no colour yet
+          for (std::int64_t o = 0; o < p.out_w; ++o)
+            if (!row_inside || !inside[o]) {
+              for (int k = 0; k < N; ++k) v[static_cast<std::size_t>(o * N + k)] = 0.0f;
+              inside[o] = 1;
+            }
+          row_inside = true;
+        }
+      } else {
+        row_inside = augment_row<N>(p, g, v.data(), inside.data(), row_inside, job.means ? job.means[i] : 0.0f);
+      }
+    }
+    if constexpr (MeanPass) {
+      job.row_gray[row] = row_gray_sum<N>(p, g, v.data(), shown, row_inside);
+      continue;
+    }
     std::uint8_t* out_row = job.output + g * p.out_strides.n + y * p.out_strides.h;
     const float* alpha = p.alpha_of(g);
     const float* beta = p.beta_of(g);
     auto scaled = [&](float value, int k) { return resize::add(resize::mul(value, alpha[k]), beta[k]); };
     switch (p.dtype) {
       case DType::UInt8:
-        store_row<std::uint8_t>(p, out_row, v.data(), xt.inside.data(), yt.inside, N,
+        store_row<std::uint8_t>(p, out_row, v.data(), shown, row_inside, N,
                                 [](float value, int) { return resize::to_uint8(value); });
+        erase_row<std::uint8_t>(p, g, y, out_row, [](float value) { return resize::to_uint8(value); });
         break;
       case DType::Float32:
-        store_row<float>(p, out_row, v.data(), xt.inside.data(), yt.inside, N, scaled);
+        store_row<float>(p, out_row, v.data(), shown, row_inside, N, scaled);
+        erase_row<float>(p, g, y, out_row, [](float value) { return value; });
         break;
       case DType::Float16:
         // The unresized path's conversions (convert_cpu_kernels.cpp): round to nearest even.
-        store_row<std::uint16_t>(p, out_row, v.data(), xt.inside.data(), yt.inside, N,
+        store_row<std::uint16_t>(p, out_row, v.data(), shown, row_inside, N,
                                  [&](float value, int k) { return float_to_half_bits_fast(scaled(value, k)); });
+        erase_row<std::uint16_t>(p, g, y, out_row, [](float value) { return float_to_half_bits_fast(value); });
         break;
       case DType::BFloat16:
-        store_row<std::uint16_t>(p, out_row, v.data(), xt.inside.data(), yt.inside, N,
+        store_row<std::uint16_t>(p, out_row, v.data(), shown, row_inside, N,
                                  [&](float value, int k) { return float_to_bf16_bits_no_nan(scaled(value, k)); });
+        erase_row<std::uint16_t>(p, g, y, out_row, [](float value) { return float_to_bf16_bits_no_nan(value); });
         break;
     }
   }
@@ -244,25 +334,26 @@ void convert_rows(const Job& job, std::int64_t begin, std::int64_t end) {
 
 using RowsFn = void (*)(const Job&, std::int64_t, std::int64_t);
 
-template <Interpolation M>
+template <Interpolation M, bool MeanPass>
 RowsFn rows_for_channels(int n) {
   switch (n) {
-    case 1: return convert_rows<M, 1>;
-    case 2: return convert_rows<M, 2>;
-    case 3: return convert_rows<M, 3>;
-    default: return convert_rows<M, 4>;
+    case 1: return convert_rows<M, 1, MeanPass>;
+    case 2: return convert_rows<M, 2, MeanPass>;
+    case 3: return convert_rows<M, 3, MeanPass>;
+    default: return convert_rows<M, 4, MeanPass>;
   }
 }
 
+template <bool MeanPass>
 RowsFn rows_for(Interpolation m, int n) {
   switch (m) {
-    case Interpolation::Nearest: return rows_for_channels<Interpolation::Nearest>(n);
-    case Interpolation::Linear: return rows_for_channels<Interpolation::Linear>(n);
-    case Interpolation::Cubic: return rows_for_channels<Interpolation::Cubic>(n);
-    case Interpolation::Area: return rows_for_channels<Interpolation::Area>(n);
+    case Interpolation::Nearest: return rows_for_channels<Interpolation::Nearest, MeanPass>(n);
+    case Interpolation::Linear: return rows_for_channels<Interpolation::Linear, MeanPass>(n);
+    case Interpolation::Cubic: return rows_for_channels<Interpolation::Cubic, MeanPass>(n);
+    case Interpolation::Area: return rows_for_channels<Interpolation::Area, MeanPass>(n);
     case Interpolation::LinearAntialias: break;
   }
-  return rows_for_channels<Interpolation::LinearAntialias>(n);
+  return rows_for_channels<Interpolation::LinearAntialias, MeanPass>(n);
 }
 
 }  // namespace
@@ -270,11 +361,26 @@ RowsFn rows_for(Interpolation m, int n) {
 void convert_resized_on_cpu(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
                             std::int64_t count, void* output_base, ThreadPool& pool) {
   if (count <= 0) return;
-  const RowsFn rows = rows_for(plan.interpolation, plan.out_channels);
-  const Job job{&plan, &source, first, static_cast<std::uint8_t*>(output_base)};
+  Job job{&plan, &source, first, static_cast<std::uint8_t*>(output_base)};
   // About 4096 output pixels per chunk at least: each costs several taps, and
   // a chunk works out its sample's x taps once.
   const std::int64_t grain = std::max<std::int64_t>(1, 4096 / std::max<std::int64_t>(1, plan.out_w));
+  std::vector<float> means;
+  if (plan.contrast_mean) {
+    // The contrast means first: every row's gray sum (integers: no order shows), then each sample's.
+    std::vector<std::int64_t> row_gray(static_cast<std::size_t>(count * plan.out_h));
+    job.row_gray = row_gray.data();
+    const RowsFn gray = rows_for<true>(plan.interpolation, plan.out_channels);
+    pool.parallel_for(0, count * plan.out_h, [&](std::int64_t b, std::int64_t e) { gray(job, b, e); }, grain);
+    means.resize(static_cast<std::size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i) {
+      std::int64_t sum = 0;
+      for (std::int64_t y = 0; y < plan.out_h; ++y) sum += row_gray[static_cast<std::size_t>(i * plan.out_h + y)];
+      means[static_cast<std::size_t>(i)] = augment::mean_of(plan.sample_color[static_cast<std::size_t>(first + i)], sum);
+    }
+    job.means = means.data();
+  }
+  const RowsFn rows = rows_for<false>(plan.interpolation, plan.out_channels);
   pool.parallel_for(0, count * plan.out_h, [&](std::int64_t b, std::int64_t e) { rows(job, b, e); }, grain);
 }
 

@@ -9,6 +9,7 @@
 #include "ferry/memory.h"
 #include "ferry/stats.h"
 #include "ferry/transform.h"
+#include "ferry/augment.h"
 #include "ferry/batch.h"
 #include "ferry/tensor.h"
 

@@ -208,6 +208,11 @@ typedef struct ferry_transform {
   float letterbox_value[4];          /* per output channel, in output units (after normalization) */
   ferry_rectf window;                /* w = h = 0 (default): the crop */
   const ferry_rectf* per_sample_window; /* per_sample_count entries, or NULL */
+
+  /* --- Random augmentation (appended after the resize fields): NULL (default)
+   * or a description (ferry/augment.h) drawn per sample and applied in the
+   * same pass. Read when the call is made; not kept. --- */
+  const struct ferry_augment* augment;
 } ferry_transform;
 
 /* Where the output goes: a caller's buffer of `bytes` bytes with byte strides

@@ -43,7 +43,8 @@ TEST(StructVersions, LayoutsAreFrozen) {
   EXPECT_OFFSET(ferry_source, plane_pitch, 160);
   EXPECT_EQ(sizeof(ferry_source), ReleasedSizes<ferry_source>::values.back());
   EXPECT_EQ(sizeof(ferry::api::v2::transform), 168u);
-  EXPECT_EQ(sizeof(ferry_transform), 248u);
+  EXPECT_EQ(sizeof(ferry::api::v3::transform), 248u);
+  EXPECT_EQ(sizeof(ferry_transform), 256u);
   EXPECT_OFFSET(ferry_transform, resize_w, 168);
   EXPECT_OFFSET(ferry_transform, per_sample_window, 240);
   EXPECT_EQ(sizeof(ferry_transform), ReleasedSizes<ferry_transform>::values.back());

@@ -1,0 +1,197 @@
+// The per-pixel half of an augmentation (include/ferry/augment.h defines it):
+// colour jitter in the drawn order, grayscale, and erasing, for the CPU
+// converter and the CUDA resample kernel alike. Every operation is rounded
+// on its own (resize::mul/add/sub/div; host files are built with
+// -ffp-contract=off), so both backends give the same bits.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "core/convert/philox.h"
+#include "core/convert/resize_taps.h"
+
+namespace ferry::core::augment {
+
+// One sample's colour and erase parameters, worked out on the host.
+struct SampleColor {
+  std::int32_t ops = 0;           // how many of order[] run
+  std::int32_t order[4] = {0, 1, 2, 3};
+  std::int32_t contrast_at = -1;  // contrast's place in order[] (-1: off); the mean pass runs the ops before it
+  std::int32_t grayscale = 0;
+  float factor[4] = {1, 1, 1, 0};  // brightness, contrast, saturation, hue
+  float complement[4] = {0, 0, 0, 0};  // 1 - factor, rounded once from double (torchvision's scalar)
+  std::int64_t mean_count = 1;    // pixels the contrast mean covers
+  std::int32_t erase_x0 = 0, erase_y0 = 0, erase_x1 = 0, erase_y1 = 0;  // [x0, x1) x [y0, y1), output pixels
+  std::int32_t erase_random = 0;  // 1: noise, else erase_bits
+  std::uint32_t erase_bits[4] = {0, 0, 0, 0};  // per output channel, in the dtype's bits
+  std::uint64_t seed = 0, step = 0;  // the noise's stream
+  std::uint32_t index = 0, unused = 0;
+};
+
+constexpr float kGrayR = 0.2989f, kGrayG = 0.587f, kGrayB = 0.114f;
+constexpr float kMax = 255.0f;
+// The contrast mean's fixed point: a gray value times 2^16, rounded.
+constexpr double kGrayScale = 65536.0;
+
+FERRY_RESIZE_FN float clamp255(float v) { return v < 0.0f ? 0.0f : (v > kMax ? kMax : v); }
+
+FERRY_RESIZE_FN float gray_of(const float* v) {
+  using namespace resize;
+  return add(add(mul(v[0], kGrayR), mul(v[1], kGrayG)), mul(v[2], kGrayB));
+}
+
+// torchvision's _blend: v * f + other * (1 - f), clamped.
+FERRY_RESIZE_FN float blend(float v, float other, float f, float complement) {
+  return clamp255(resize::add(resize::mul(v, f), resize::mul(other, complement)));
+}
+
+// torchvision's adjust_hue: RGB to HSV, hue + h turns, back (in 0..255).
+FERRY_RESIZE_FN void shift_hue(float* v, float h) {
+  using namespace resize;
+  const float r = v[0], g = v[1], b = v[2];
+  const float maxc = fmaxf(r, fmaxf(g, b)), minc = fminf(r, fminf(g, b));
+  const bool eqc = maxc == minc;
+  const float range = sub(maxc, minc);
+  const float s = div(range, eqc ? 1.0f : maxc);
+  const float divisor = eqc ? 1.0f : range;
+  const float rc = div(sub(maxc, r), divisor), gc = div(sub(maxc, g), divisor), bc = div(sub(maxc, b), divisor);
+  float hue;
+  if (maxc == r)
+    hue = sub(bc, gc);
+  else if (maxc == g)
+    hue = sub(add(rc, 2.0f), bc);
+  else
+    hue = sub(add(gc, 4.0f), rc);
+  hue = add(mul(hue, 1.0f / 6.0f), 1.0f);
+  hue = sub(hue, floorf(hue));  // fmod(., 1) of a non-negative value
+  hue = add(hue, h);
+  hue = sub(hue, floorf(hue));  // remainder(., 1)
+  const float h6 = mul(hue, 6.0f);
+  const float i = floorf(h6);
+  const float f = sub(h6, i);
+  const float sxf = mul(s, f);
+  const float one_minus_s = sub(1.0f, s);
+  const float q = clamp255(mul(sub(1.0f, sxf), maxc));
+  const float t = clamp255(mul(add(sxf, one_minus_s), maxc));
+  const float p = clamp255(mul(one_minus_s, maxc));
+  int sector = static_cast<int>(i) % 6;
+  if (sector < 0) sector += 6;
+  switch (sector) {
+    case 0: v[0] = maxc, v[1] = t, v[2] = p; break;
+    case 1: v[0] = q, v[1] = maxc, v[2] = p; break;
+    case 2: v[0] = p, v[1] = maxc, v[2] = t; break;
+    case 3: v[0] = p, v[1] = q, v[2] = maxc; break;
+    case 4: v[0] = t, v[1] = p, v[2] = maxc; break;
+    default: v[0] = maxc, v[1] = p, v[2] = q; break;
+  }
+}
+
+// Runs order[from .. to) on the pixel; `mean` is the sample's contrast mean.
+FERRY_RESIZE_FN void jitter(const SampleColor& c, float* v, int from, int to, float mean) {
+  for (int i = from; i < to; ++i) {
+    const int op = c.order[i];
+    const float f = c.factor[op], g = c.complement[op];
+    if (op == 0) {
+      for (int k = 0; k < 3; ++k) v[k] = blend(v[k], 0.0f, f, g);
+    } else if (op == 1) {
+      for (int k = 0; k < 3; ++k) v[k] = blend(v[k], mean, f, g);
+    } else if (op == 2) {
+      const float gray = gray_of(v);
+      for (int k = 0; k < 3; ++k) v[k] = blend(v[k], gray, f, g);
+    } else {
+      shift_hue(v, f);
+    }
+  }
+}
+
+// The whole colour half: the jitter, then grayscale.
+FERRY_RESIZE_FN void apply(const SampleColor& c, float* v, float mean) {
+  jitter(c, v, 0, c.ops, mean);
+  if (c.grayscale) v[0] = v[1] = v[2] = gray_of(v);
+}
+
+// What the mean pass adds for one pixel: its gray value before contrast, in fixed point.
+FERRY_RESIZE_FN std::int64_t gray_before_contrast(const SampleColor& c, float* v) {
+  jitter(c, v, 0, c.contrast_at, 0.0f);
+#if defined(__CUDA_ARCH__)
+  return __double2ll_rn(static_cast<double>(gray_of(v)) * kGrayScale);
+#else
+  return std::llrint(static_cast<double>(gray_of(v)) * kGrayScale);
+#endif
+}
+
+FERRY_RESIZE_FN float mean_of(const SampleColor& c, std::int64_t gray_sum) {
+  return static_cast<float>(static_cast<double>(gray_sum) / (kGrayScale * static_cast<double>(c.mean_count)));
+}
+
+FERRY_RESIZE_FN bool erases(const SampleColor& c, int x, int y) {
+  return x >= c.erase_x0 && x < c.erase_x1 && y >= c.erase_y0 && y < c.erase_y1;
+}
+
+// ln(x) for 0 < x <= 1 from the float's exponent and an atanh series of its
+// mantissa: basic operations only, so the host and the device agree bit for bit.
+FERRY_RESIZE_FN float log_of(float x) {
+  using namespace resize;
+  int e = 0;
+  float m = x;
+  while (m < 1.0f) m = mul(m, 2.0f), --e;  // x >= 2^-24: at most 24 steps
+  const float s = div(sub(m, 1.0f), add(m, 1.0f)), s2 = mul(s, s);
+  float series = 1.0f / 13.0f;
+  series = add(mul(series, s2), 1.0f / 11.0f);
+  series = add(mul(series, s2), 1.0f / 9.0f);
+  series = add(mul(series, s2), 1.0f / 7.0f);
+  series = add(mul(series, s2), 1.0f / 5.0f);
+  series = add(mul(series, s2), 1.0f / 3.0f);
+  series = add(mul(series, s2), 1.0f);
+  return add(mul(static_cast<float>(e), 0.693147182f), mul(mul(2.0f, s), series));
+}
+
+// sin and cos of a quarter turn t * pi/2 (0 <= t < 1), by Taylor series.
+FERRY_RESIZE_FN void sin_cos_quarter(float t, float* sin_out, float* cos_out) {
+  using namespace resize;
+  const float a = mul(t, 1.57079637f), a2 = mul(a, a);
+  float s = -1.0f / 39916800.0f, c = 1.0f / 479001600.0f;
+  s = add(mul(s, a2), 1.0f / 362880.0f), c = add(mul(c, a2), -1.0f / 3628800.0f);
+  s = add(mul(s, a2), -1.0f / 5040.0f), c = add(mul(c, a2), 1.0f / 40320.0f);
+  s = add(mul(s, a2), 1.0f / 120.0f), c = add(mul(c, a2), -1.0f / 720.0f);
+  s = add(mul(s, a2), -1.0f / 6.0f), c = add(mul(c, a2), 1.0f / 24.0f);
+  s = add(mul(s, a2), 1.0f), c = add(mul(c, a2), -0.5f);
+  *sin_out = mul(s, a);
+  *cos_out = add(mul(c, a2), 1.0f);
+}
+
+// Erase noise for output pixel (x, y) of an out_w wide output, channels
+// 0..3: standard normals (Box-Muller on one Philox block), or for uint8
+// output uniform bytes.
+FERRY_RESIZE_FN void erase_noise(const SampleColor& c, std::int64_t x, std::int64_t y, std::int64_t out_w,
+                                 bool bytes, float* out) {
+  using namespace resize;
+  const philox::Stream stream{c.seed, c.step, c.index, 1};
+  const philox::Block b = stream.block(static_cast<std::uint32_t>(y * out_w + x));
+  if (bytes) {
+    for (int k = 0; k < 4; ++k) out[k] = static_cast<float>(b.v[k] >> 24);
+    return;
+  }
+  for (int pair = 0; pair < 2; ++pair) {
+    const float u1 = mul(static_cast<float>((b.v[2 * pair] >> 8) + 1u), 1.0f / 16777216.0f);  // (0, 1]
+    const float turn = mul(static_cast<float>(b.v[2 * pair + 1] >> 8), 1.0f / 16777216.0f);  // [0, 1)
+#if defined(__CUDA_ARCH__)
+    const float radius = __fsqrt_rn(mul(-2.0f, log_of(u1)));
+#else
+    const float radius = std::sqrt(mul(-2.0f, log_of(u1)));
+#endif
+    const float quarter = mul(turn, 4.0f);
+    const int q = static_cast<int>(quarter);
+    float s, co;
+    sin_cos_quarter(sub(quarter, static_cast<float>(q)), &s, &co);
+    float sn = s, cs = co;
+    if (q == 1) sn = co, cs = -s;
+    if (q == 2) sn = -s, cs = -co;
+    if (q == 3) sn = -co, cs = s;
+    out[2 * pair] = mul(radius, cs);
+    out[2 * pair + 1] = mul(radius, sn);
+  }
+}
+
+}  // namespace ferry::core::augment
