@@ -10,11 +10,11 @@ ci_step "fuzz: configure and build ($build)"
 cmake -S . -B "$build" "${ci_cpu_flags[@]}" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
   -DFERRY_FUZZ=ON -DFERRY_BUILD_EXAMPLES=OFF >/dev/null
-cmake --build "$build" -j"$ci_jobs" --target ferry_fuzz_convert ferry_fuzz_memory ferry_fuzz_frames
+cmake --build "$build" -j"$ci_jobs" --target ferry_fuzz_convert ferry_fuzz_memory ferry_fuzz_frames ferry_fuzz_augment
 export ASAN_OPTIONS=allocator_may_return_null=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 status=0
-for target in convert memory frames; do
+for target in convert memory frames augment; do
   work="$build/fuzz-$target"
   rm -rf "$work" && mkdir -p "$work/corpus" "$work/artifacts"
   cp tests/fuzz/corpus/"$target"/* "$work/corpus/"

@@ -97,4 +97,32 @@ double burst_ms(cudaStream_t stream, int iters, Fn&& fn) {
   return percentile(ms, 0.5);
 }
 
+// Seconds per batch of `submit()` (which returns a submitted ferry_batch_t)
+// kept `in_flight` deep, each waited for and released in turn: the median of
+// three runs of `batches`, after a warm-up (pools, ring, kernels loaded).
+template <typename Submit>
+double pipelined_seconds(int in_flight, int batches, Submit&& submit) {
+  auto run = [&](int count) {
+    std::vector<ferry_batch_t> queue;
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < count; ++i) {
+      queue.push_back(submit());
+      if (static_cast<int>(queue.size()) >= in_flight) {
+        check_ferry(ferry_batch_wait(queue.front()), "ferry_batch_wait");
+        check_ferry(ferry_batch_release(queue.front()), "ferry_batch_release");
+        queue.erase(queue.begin());
+      }
+    }
+    for (ferry_batch_t b : queue) {
+      check_ferry(ferry_batch_wait(b), "ferry_batch_wait");
+      check_ferry(ferry_batch_release(b), "ferry_batch_release");
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / count;
+  };
+  run(3);
+  std::vector<double> seconds;
+  for (int r = 0; r < 3; ++r) seconds.push_back(run(batches));
+  return percentile(seconds, 0.5);
+}
+
 }  // namespace ferry::bench

@@ -281,31 +281,13 @@ void detector_table(ferry_context_t ctx, cudaStream_t engine, const Options& o) 
   ferry_memory_free_host(ctx, frame);
 }
 
-// Seconds per batch of `submit` kept `in_flight` deep, each waited for and released in turn.
+// Seconds per batch of submits of s with t, o.in_flight deep.
 double pipelined_seconds(ferry_context_t ctx, const ferry_source& s, const ferry_transform& t, const Options& o) {
-  auto run = [&](int batches) {
-    std::vector<ferry_batch_t> queue;
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < batches; ++i) {
-      ferry_batch_t b = nullptr;
-      check(ferry_batch_submit(&b, ctx, &s, &t, nullptr, nullptr), "ferry_batch_submit");
-      queue.push_back(b);
-      if (static_cast<int>(queue.size()) >= o.in_flight) {
-        check(ferry_batch_wait(queue.front()), "ferry_batch_wait");
-        check(ferry_batch_release(queue.front()), "ferry_batch_release");
-        queue.erase(queue.begin());
-      }
-    }
-    for (ferry_batch_t b : queue) {
-      check(ferry_batch_wait(b), "ferry_batch_wait");
-      check(ferry_batch_release(b), "ferry_batch_release");
-    }
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / batches;
-  };
-  run(3);  // warm-up: pools, ring, kernels loaded
-  std::vector<double> seconds;
-  for (int r = 0; r < 3; ++r) seconds.push_back(run(o.batches));
-  return ferry::bench::percentile(seconds, 0.5);
+  return ferry::bench::pipelined_seconds(o.in_flight, o.batches, [&] {
+    ferry_batch_t b = nullptr;
+    check(ferry_batch_submit(&b, ctx, &s, &t, nullptr, nullptr), "ferry_batch_submit");
+    return b;
+  });
 }
 
 // Table 3: training input through the pipeline, against the bus limit.

@@ -138,7 +138,7 @@ FERRY_API ferry_status ferry_augment_draw(const ferry_augment* augment, int64_t 
     FERRY_EXPECT(h[i] > 0 && w[i] > 0 && h[i] <= (std::int64_t{1} << 30) && w[i] <= (std::int64_t{1} << 30),
                  Status::InvalidArgument, "h[", i, "] x w[", i, "] is ", h[i], "x", w[i], ": expected 1 .. 2^30 each");
     draws[static_cast<std::size_t>(i)] =
-        core::draw_augment(holder.augment, holder.augment.first_index + i, w[i], h[i], out_w, out_h);
+        core::draw_augment(holder.augment, i, w[i], h[i], out_w, out_h);
   }
   api::write_draws(out, out_stride, draws.data(), n);
   FERRY_API_END

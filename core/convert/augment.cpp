@@ -120,12 +120,14 @@ void draw_erase(const Augment& a, Draws& d, std::int64_t out_w, std::int64_t out
 }
 
 void check_range(const float (&r)[2], const char* name, double lo_min, double hi_max, bool lo_open) {
-  for (int i = 0; i < 2; ++i)
+  for (int i = 0; i < 2; ++i) {
     FERRY_EXPECT(std::isfinite(r[i]), Status::InvalidArgument, "augment.", name, "[", i, "] is ", r[i],
                  ": expected a finite number");
-  FERRY_EXPECT(lo_open ? r[0] > lo_min : r[0] >= lo_min, Status::InvalidArgument, "augment.", name, "[0] is ", r[0],
-               ": expected ", lo_open ? "> " : ">= ", lo_min);
-  FERRY_EXPECT(r[1] <= hi_max, Status::InvalidArgument, "augment.", name, "[1] is ", r[1], ": expected <= ", hi_max);
+    FERRY_EXPECT(lo_open ? r[i] > lo_min : r[i] >= lo_min, Status::InvalidArgument, "augment.", name, "[", i,
+                 "] is ", r[i], ": expected ", lo_open ? "> " : ">= ", lo_min);
+    FERRY_EXPECT(r[i] <= hi_max, Status::InvalidArgument, "augment.", name, "[", i, "] is ", r[i], ": expected <= ",
+                 hi_max);
+  }
   FERRY_EXPECT(r[0] <= r[1], Status::InvalidArgument, "augment.", name, " is [", r[0], ", ", r[1],
                "]: the range is inverted");
 }
@@ -147,8 +149,8 @@ bool Augment::colours() const noexcept { return jitters() || grayscale_probabili
 void check_augment(const Augment& a) {
   checked_enum_field(a.crop, {AugmentCrop::None, AugmentCrop::RandomResized, AugmentCrop::Random, AugmentCrop::Center},
                      "augment.crop", "FERRY_AUGMENT_CROP_NONE (0) .. FERRY_AUGMENT_CROP_CENTER (3)");
-  FERRY_EXPECT(a.first_index >= 0 && a.first_index < (std::int64_t{1} << 32), Status::InvalidArgument,
-               "augment.first_index is ", a.first_index, ": expected 0 <= first_index < 2^32");
+  FERRY_EXPECT(a.first_index >= 0 && static_cast<std::uint64_t>(a.first_index) < philox::kMaxIndex,
+               Status::InvalidArgument, "augment.first_index is ", a.first_index, ": expected 0 <= first_index < 2^39");
   constexpr double inf = HUGE_VAL;
   check_range(a.scale, "scale", 0.0, 1.0, true);
   check_range(a.ratio, "ratio", 0.0, inf, true);
@@ -173,9 +175,12 @@ void check_augment(const Augment& a) {
                  a.erase_value[k], ": expected a finite number");
 }
 
-AugmentDraw draw_augment(const Augment& a, std::int64_t index, std::int64_t image_w, std::int64_t image_h,
+AugmentDraw draw_augment(const Augment& a, std::int64_t position, std::int64_t image_w, std::int64_t image_h,
                          std::int64_t out_w, std::int64_t out_h) {
-  const philox::Stream stream{a.seed, a.step, static_cast<std::uint32_t>(index), 0};
+  const std::uint64_t index = static_cast<std::uint64_t>(a.first_index + position);
+  FERRY_EXPECT(index < philox::kMaxIndex, Status::InvalidArgument, "augment.first_index + ", position, " is ", index,
+               ": expected below 2^39");
+  const philox::Stream stream{a.seed, a.step, index, 0};
   AugmentDraw out;
   Draws crop(stream, kCropDraws);
   switch (a.crop) {
@@ -186,7 +191,7 @@ AugmentDraw draw_augment(const Augment& a, std::int64_t index, std::int64_t imag
       break;
     case AugmentCrop::Random: {
       const std::int64_t padded_w = image_w + 2 * a.padding, padded_h = image_h + 2 * a.padding;
-      FERRY_EXPECT(padded_w >= out_w && padded_h >= out_h, Status::OutOfRange, "sample ", index, " is ", image_w, "x",
+      FERRY_EXPECT(padded_w >= out_w && padded_h >= out_h, Status::OutOfRange, "sample ", position, " is ", image_w, "x",
                    image_h, " padded by augment.padding ", a.padding, ": smaller than the ", out_w, "x", out_h,
                    " crop (resize_w x resize_h)");
       const std::int64_t y = crop.below(padded_h - out_h + 1);

@@ -25,10 +25,11 @@ struct AugmentDraw {
   Rect erase;                // output pixels
 };
 
-// Sample `index` (first_index already added) of an image_w x image_h image,
-// to an out_w x out_h output. Throws ferry::Error (OUT_OF_RANGE) where a
-// RANDOM crop does not fit the padded image.
-AugmentDraw draw_augment(const Augment& a, std::int64_t index, std::int64_t image_w, std::int64_t image_h,
+// Sample `position` of a call (drawn as index first_index + position) of an
+// image_w x image_h image, to an out_w x out_h output. Throws ferry::Error
+// (OUT_OF_RANGE naming the position) where a RANDOM crop does not fit the
+// padded image, INVALID_ARGUMENT where the index reaches 2^39.
+AugmentDraw draw_augment(const Augment& a, std::int64_t position, std::int64_t image_w, std::int64_t image_h,
                          std::int64_t out_w, std::int64_t out_h);
 
 // Validates every field; the message names it ("augment.scale[1] is 1.5 ...").

@@ -25,8 +25,7 @@ struct SampleColor {
   std::int32_t erase_x0 = 0, erase_y0 = 0, erase_x1 = 0, erase_y1 = 0;  // [x0, x1) x [y0, y1), output pixels
   std::int32_t erase_random = 0;  // 1: noise, else erase_bits
   std::uint32_t erase_bits[4] = {0, 0, 0, 0};  // per output channel, in the dtype's bits
-  std::uint64_t seed = 0, step = 0;  // the noise's stream
-  std::uint32_t index = 0, unused = 0;
+  std::uint64_t seed = 0, step = 0, index = 0;  // the noise's stream
 };
 
 constexpr float kGrayR = 0.2989f, kGrayG = 0.587f, kGrayB = 0.114f;

@@ -333,6 +333,10 @@ ConvertPlan make_convert_plan(const SourceDesc& source, const Transform& transfo
   check_source(plan, source);
   check_transform(plan, transform);
   check_output(plan, output);
+  if (!plan.pending_draws.empty()) {  // only a valid call reports what it drew
+    transform.augment.report(transform.augment.report_user, plan.pending_draws.data(), plan.n);
+    std::vector<AugmentDraw>().swap(plan.pending_draws);
+  }
   return plan;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/convert/augment.h"
 #include "core/convert/augment_color.h"
 #include "core/convert/descriptors.h"
 #include "core/convert/frame_format.h"
@@ -113,6 +114,7 @@ struct ConvertPlan {
   std::vector<augment::SampleColor> sample_color;
   bool zero_outside = false;   // pixels a crop takes from outside the image are 0 (then coloured), not letterbox
   bool contrast_mean = false;  // some sample's contrast needs its image's mean: a mean pass first
+  std::vector<AugmentDraw> pending_draws;  // for augment.report, called (and this emptied) when the plan is valid
 
   bool variable_sizes() const noexcept { return !sample_sources.empty(); }
   bool is_frame() const noexcept { return is_frame_format(frame.format); }

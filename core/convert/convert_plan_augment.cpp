@@ -2,6 +2,7 @@
 // drawn (core/convert/augment.h), its crop turned into resize axes, its flip
 // into the mirror, its colour and erase parameters into plan.sample_color.
 #include <cstring>
+#include <utility>
 
 #include "core/convert/augment.h"
 #include "core/convert/convert_plan_checks.h"
@@ -58,7 +59,7 @@ augment::SampleColor color_of(const ConvertPlan& plan, const Augment& a, const A
   if (!c.erase_random)
     for (int k = 0; k < plan.out_channels; ++k)
       c.erase_bits[k] = value_bits(plan.dtype, a.erase_value[k], "augment.erase_value");
-  c.seed = a.seed, c.step = a.step, c.index = static_cast<std::uint32_t>(index);
+  c.seed = a.seed, c.step = a.step, c.index = static_cast<std::uint64_t>(index);
   return c;
 }
 
@@ -106,7 +107,7 @@ void check_augment_fields(ConvertPlan& plan, const Transform& t) {
     const std::int64_t index = a.first_index + g;
     const std::int64_t image_w = plan.w_of(g), image_h = plan.h_of(g);
     AugmentDraw& d = draws[static_cast<std::size_t>(g)];
-    d = draw_augment(a, index, image_w, image_h, plan.out_w, plan.out_h);
+    d = draw_augment(a, g, image_w, image_h, plan.out_w, plan.out_h);
     ResizeAxes& axes = plan.sample_resize[static_cast<std::size_t>(g)];
     switch (a.crop) {
       case AugmentCrop::None: {
@@ -132,7 +133,7 @@ void check_augment_fields(ConvertPlan& plan, const Transform& t) {
       plan.contrast_mean = plan.contrast_mean || c.contrast_at >= 0;
     }
   }
-  if (a.report != nullptr) a.report(a.report_user, draws.data(), plan.n);
+  if (a.report != nullptr) plan.pending_draws = std::move(draws);  // reported once the whole plan is valid
 }
 
 }  // namespace ferry::core::plan_checks

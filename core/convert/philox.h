@@ -42,17 +42,26 @@ FERRY_PHILOX_FN Block philox4x32(Block counter, std::uint32_t key0, std::uint32_
   return counter;
 }
 
-// One sample's stream: block `draw` of (seed, step, index); `domain` keeps
-// the parameters' stream and the erase noise's apart.
+// One sample's stream: block `draw` of (seed, step, index). The 128-bit
+// counter holds draw, the index's low 32 bits, the step's low 32, and in its
+// last word the step's next 24 bits, the index's next 7 and the domain bit
+// (the parameters 0, the erase noise 1, whose `draw` is the pixel): distinct
+// for every index below 2^39 and step below 2^56.
 struct Stream {
   std::uint64_t seed = 0, step = 0;
-  std::uint32_t index = 0, domain = 0;
+  std::uint64_t index = 0;
+  std::uint32_t domain = 0;
 
   FERRY_PHILOX_FN Block block(std::uint32_t draw) const {
-    const Block counter{{draw, index, static_cast<std::uint32_t>(step), static_cast<std::uint32_t>(step >> 32) ^ (domain << 24)}};
+    const std::uint32_t high = (static_cast<std::uint32_t>(step >> 32) & 0xFFFFFFu) |
+                               ((static_cast<std::uint32_t>(index >> 32) & 0x7Fu) << 24) | (domain << 31);
+    const Block counter{{draw, static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(step), high}};
     return philox4x32(counter, static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
   }
 };
+
+// The largest first_index + sample a stream tells apart.
+constexpr std::uint64_t kMaxIndex = std::uint64_t{1} << 39;
 
 // A float in [0, 1) from the top 24 bits (every value exact).
 FERRY_PHILOX_FN float unit_float(std::uint32_t bits) { return static_cast<float>(bits >> 8) * (1.0f / 16777216.0f); }

@@ -74,8 +74,8 @@ typedef struct ferry_augment_params {
 typedef struct ferry_augment {
   size_t struct_size;
   uint64_t seed;
-  uint64_t step;          /* one per batch: a loader advances it */
-  int64_t first_index;    /* sample i draws as index first_index + i (a shard's offset) */
+  uint64_t step;          /* one per batch: a loader advances it; steps 2^56 apart draw alike */
+  int64_t first_index;    /* sample i draws as index first_index + i (a shard's offset); below 2^39 */
 
   ferry_augment_crop crop;
   float scale[2];         /* RANDOM_RESIZED: area fraction, 0 < lo <= hi <= 1 (default 0.08, 1) */

@@ -92,6 +92,57 @@ __device__ __forceinline__ void store_pixel(const ResampleParams& p, const Resam
   for (int k = N; k < p.oct; ++k) *reinterpret_cast<E*>(out + k * p.out_c) = static_cast<E>(p.pad_bits);
 }
 
+// store_pixel with augmentation (include/ferry/augment.h): pixels outside
+// the image read 0 where a crop padded (kAugmentZeroOutside), the colour
+// operations run, erased pixels get the erase value or noise; the mean pass
+// adds the gray value before contrast to *gray instead of storing. Not
+// inlined: the plain kernels keep their registers.
+template <Sampler S, DType D, int N>
+__device__ __forceinline__ void augmented_pixel(const ResampleParams& p, const ResampleSample& s,
+                                                const augment::SampleColor& color, std::uint8_t* out, bool inside,
+                                                float* v, int x, int y, float mean, long long* gray) {
+  using E = Element<D>;
+  if (!inside && (p.augment & kAugmentZeroOutside)) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) v[k] = 0.0f;
+    inside = true;
+  }
+  if (p.mean_pass) {
+    if constexpr (N == 3) {
+      if (inside && color.contrast_at >= 0) *gray += augment::gray_before_contrast(color, v);
+    }
+    return;
+  }
+  if constexpr (N == 3) {
+    if (inside && (p.augment & kAugmentColor)) augment::apply(color, v, mean);
+  }
+  const bool erased = (p.augment & kAugmentColor) && augment::erases(color, x, y);
+  float noise[4];
+  if (erased && color.erase_random) augment::erase_noise(color, x, y, p.ow, D == DType::UInt8, noise);
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    E e;
+    if (erased)
+      e = color.erase_random ? output_element<D>(noise[k], 1.0f, 0.0f) : static_cast<E>(color.erase_bits[k]);
+    else if (inside)
+      e = output_element<D>(v[k], s.alpha[k], s.beta[k]);
+    else
+      e = static_cast<E>(S == Sampler::Copy ? p.fill_bits : p.letterbox_bits[k]);
+    *reinterpret_cast<E*>(out + k * p.out_c) = e;
+  }
+  for (int k = N; k < p.oct; ++k) *reinterpret_cast<E*>(out + k * p.out_c) = static_cast<E>(p.pad_bits);
+}
+
+// The same, not inlined: for the kernels without colour (N != 3), whose
+// augmentations (zero padding, erasing) are rare, so their plain stores keep
+// their registers.
+template <Sampler S, DType D, int N>
+__device__ __noinline__ void store_augmented(const ResampleParams& p, const ResampleSample& s,
+                                             const augment::SampleColor& color, std::uint8_t* out, bool inside,
+                                             float* v, int x, int y, float mean, long long* gray) {
+  augmented_pixel<S, D, N>(p, s, color, out, inside, v, x, y, mean, gray);
+}
+
 // Resident blocks per SM asked of ptxas (its register cap): 4 (64 registers)
 // keeps the linear kernels' issue slots fed (measured on an H200: 80
 // registers, 3 blocks, issued 0.62 of the cycles); cubic's 16 taps spill
@@ -103,7 +154,8 @@ inline constexpr int kMinBlocks = S == Sampler::Cubic ? 2 : 4;
 // sample's output; each thread one column, every kTileH-th row of the tile
 // (the warps of a block on neighbouring rows: their taps share source rows in L1).
 // Frames: the samples are 4:2:0 frames decoded at each tap (value_from_frame).
-template <Sampler S, int N, DType D, bool Frames = false>
+// A (three channels only): augmented (p.augment), its pixel work inlined.
+template <Sampler S, int N, DType D, bool Frames = false, bool A = false>
 __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kernel(const __grid_constant__ ResampleParams p) {
   constexpr int T = Column<S, N>::T;
   // The source tile in shared memory, where it fits: for linear and cubic
@@ -124,6 +176,10 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kerne
     // A copy in registers: read once, not again after every store (the
     // compiler cannot tell that the output does not alias the table).
     const ResampleSample s = p.table != nullptr ? p.table[i] : p.inline_samples[i];
+    // Augmentation reads the colour row where it lies (not a copy in local memory).
+    const augment::SampleColor& color = p.table != nullptr ? p.table[i].color : p.inline_samples[i].color;
+    const float mean = p.gray_sums != nullptr ? augment::mean_of(color, static_cast<long long>(p.gray_sums[i])) : 0.0f;
+    long long gray = 0;  // the mean pass: this thread's gray sum of sample i
     const Column<S, N> column(p, s, active ? x : 0);
     std::int64_t column_out = (p.first + i) * p.out_n + static_cast<std::int64_t>(x) * p.out_w;
     // Opaque to the compiler, so it keeps the offset in a register rather
@@ -184,7 +240,12 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kerne
           if (y >= p.oh) break;
           float v[N];
           const auto inside = value(row, y, v);  // AlwaysInside where it always is
-          store_pixel<S, D, N>(p, s, out, inside, v);
+          if constexpr (A)
+            augmented_pixel<S, D, N>(p, s, color, out, static_cast<bool>(inside), v, x, y, mean, &gray);
+          else if (N != 3 && p.augment != 0)
+            store_augmented<S, D, N>(p, s, color, out, static_cast<bool>(inside), v, x, y, mean, &gray);
+          else
+            store_pixel<S, D, N>(p, s, out, inside, v);
         }
       };
       if constexpr (kStaged) {
@@ -221,51 +282,52 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kerne
         each_row([&](int, int y, float (&v)[N]) { return column.value(p, s, y, v); });
       }
     }
+    if (p.mean_pass) {  // every thread of the block reaches here: the tile loop is the block's
+#pragma unroll
+      for (int d = 16; d > 0; d /= 2) gray += __shfl_down_sync(0xffffffffu, gray, d);
+      if ((threadIdx.x & 31) == 0 && gray != 0) atomicAdd(&p.gray_out[i], static_cast<unsigned long long>(gray));
+    }
   }
 }
 
-template <Sampler S, int N>
+template <Sampler S, int N, bool Frames = false, bool A = false>
 const void* kernel_for_dtype(DType dtype) {
   switch (dtype) {
-    case DType::UInt8: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::UInt8>);
-    case DType::Float32: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::Float32>);
-    case DType::Float16: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::Float16>);
-    case DType::BFloat16: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::BFloat16>);
+    case DType::UInt8: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::UInt8, Frames, A>);
+    case DType::Float32: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::Float32, Frames, A>);
+    case DType::Float16: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::Float16, Frames, A>);
+    case DType::BFloat16: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::BFloat16, Frames, A>);
   }
   return nullptr;
 }
 
+// Three channels augmented (colour): the A kernels; the others the plain ones.
 template <Sampler S>
-const void* kernel_for_channels(int n, DType dtype) {
+const void* kernel_for_channels(int n, DType dtype, bool augmented) {
   switch (n) {
     case 1: return kernel_for_dtype<S, 1>(dtype);
     case 2: return kernel_for_dtype<S, 2>(dtype);
-    case 3: return kernel_for_dtype<S, 3>(dtype);
+    case 3: return augmented ? kernel_for_dtype<S, 3, false, true>(dtype) : kernel_for_dtype<S, 3>(dtype);
     case 4: return kernel_for_dtype<S, 4>(dtype);
     default: return nullptr;
   }
 }
 
 // Frames decoded at each tap: linear, three channels.
-const void* frame_kernel_for(Sampler sampler, int n, DType dtype) {
+const void* frame_kernel_for(Sampler sampler, int n, DType dtype, bool augmented) {
   if (sampler != Sampler::Linear || n != 3) return nullptr;
-  switch (dtype) {
-    case DType::UInt8: return reinterpret_cast<const void*>(resample_kernel<Sampler::Linear, 3, DType::UInt8, true>);
-    case DType::Float32: return reinterpret_cast<const void*>(resample_kernel<Sampler::Linear, 3, DType::Float32, true>);
-    case DType::Float16: return reinterpret_cast<const void*>(resample_kernel<Sampler::Linear, 3, DType::Float16, true>);
-    case DType::BFloat16: return reinterpret_cast<const void*>(resample_kernel<Sampler::Linear, 3, DType::BFloat16, true>);
-  }
-  return nullptr;
+  return augmented ? kernel_for_dtype<Sampler::Linear, 3, true, true>(dtype)
+                   : kernel_for_dtype<Sampler::Linear, 3, true>(dtype);
 }
 
-const void* kernel_for(Sampler sampler, int n, DType dtype) {
+const void* kernel_for(Sampler sampler, int n, DType dtype, bool augmented) {
   switch (sampler) {
-    case Sampler::Copy: return kernel_for_channels<Sampler::Copy>(n, dtype);
-    case Sampler::Nearest: return kernel_for_channels<Sampler::Nearest>(n, dtype);
-    case Sampler::Linear: return kernel_for_channels<Sampler::Linear>(n, dtype);
-    case Sampler::Cubic: return kernel_for_channels<Sampler::Cubic>(n, dtype);
-    case Sampler::Area: return kernel_for_channels<Sampler::Area>(n, dtype);
-    case Sampler::LinearAntialias: return kernel_for_channels<Sampler::LinearAntialias>(n, dtype);
+    case Sampler::Copy: return kernel_for_channels<Sampler::Copy>(n, dtype, false);  // augmentation resizes
+    case Sampler::Nearest: return kernel_for_channels<Sampler::Nearest>(n, dtype, augmented);
+    case Sampler::Linear: return kernel_for_channels<Sampler::Linear>(n, dtype, augmented);
+    case Sampler::Cubic: return kernel_for_channels<Sampler::Cubic>(n, dtype, augmented);
+    case Sampler::Area: return kernel_for_channels<Sampler::Area>(n, dtype, augmented);
+    case Sampler::LinearAntialias: return kernel_for_channels<Sampler::LinearAntialias>(n, dtype, augmented);
   }
   return nullptr;
 }
@@ -273,8 +335,10 @@ const void* kernel_for(Sampler sampler, int n, DType dtype) {
 }  // namespace
 
 void launch_resample(const ResampleParams& params, Sampler sampler, void* stream) {
-  const void* kernel = params.frame.format != PixelFormat::Channels ? frame_kernel_for(sampler, params.oc, params.dtype)
-                                                                    : kernel_for(sampler, params.oc, params.dtype);
+  const bool augmented = params.augment != 0;
+  const void* kernel = params.frame.format != PixelFormat::Channels
+                           ? frame_kernel_for(sampler, params.oc, params.dtype, augmented)
+                           : kernel_for(sampler, params.oc, params.dtype, augmented);
   if (kernel == nullptr)
     fail(Status::Internal, "resample kernel for sampler ", static_cast<int>(sampler), ", ", params.oc,
          " channels and dtype ", static_cast<int>(params.dtype), " does not exist");

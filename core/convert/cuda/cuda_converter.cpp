@@ -63,6 +63,7 @@ ResampleSample resample_geometry_of(const ConvertPlan& plan, std::int64_t g) {
   std::memcpy(s.alpha, plan.alpha_of(g), sizeof s.alpha);
   std::memcpy(s.beta, plan.beta_of(g), sizeof s.beta);
   s.mirror = plan.mirror_of(g);
+  if (!plan.sample_color.empty()) s.color = plan.sample_color[static_cast<std::size_t>(g)];
   return s;
 }
 
@@ -256,25 +257,44 @@ void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView&
   const auto sampler = plan.resize ? static_cast<cuda_convert::Sampler>(static_cast<int>(plan.interpolation))
                                    : cuda_convert::Sampler::Copy;
   if (decode_frames) p.frame = plan.frame;
+  p.augment = (plan.zero_outside ? cuda_convert::kAugmentZeroOutside : 0) |
+              (plan.sample_color.empty() ? 0 : cuda_convert::kAugmentColor);
   auto sample = [&](std::int64_t i) {
     return decode_frames ? resample_frame_of(plan, source, first, i) : resample_sample_of(plan, source, first, i);
   };
+  DeviceCache& cache = memory_.device_cache();
+  void* table = nullptr;
   if (count <= cuda_convert::kInlineSamples) {
-    for (std::int64_t i = 0; i < count; ++i) p.inline_samples[i] = sample(i);
-    cuda_convert::launch_resample(p, sampler, stream);  // no table to copy
-    return;
+    for (std::int64_t i = 0; i < count; ++i) p.inline_samples[i] = sample(i);  // no table to copy
+  } else {
+    std::vector<ResampleSample> rows(static_cast<std::size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)] = sample(i);
+    table = upload(rows.data(), rows.size() * sizeof(ResampleSample), stream);
+    p.table = static_cast<const ResampleSample*>(table);
   }
-  std::vector<ResampleSample> table(static_cast<std::size_t>(count));
-  for (std::int64_t i = 0; i < count; ++i) table[static_cast<std::size_t>(i)] = sample(i);
-  void* on_device = upload(table.data(), table.size() * sizeof(ResampleSample), stream);
-  p.table = static_cast<const ResampleSample*>(on_device);
+  void* gray = nullptr;
   try {
+    if (plan.contrast_mean) {
+      // The contrast means: a pass that sums each sample's gray values (integers, so
+      // the order of the atomics does not show), then the conversion reads them.
+      const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(unsigned long long);
+      gray = cache.allocate(bytes, stream);
+      FERRY_CUDA_TRY(cudaMemsetAsync(gray, 0, bytes, static_cast<cudaStream_t>(stream)));
+      ResampleParams sums = p;
+      sums.mean_pass = 1;
+      sums.gray_out = static_cast<unsigned long long*>(gray);
+      cuda_convert::launch_resample(sums, sampler, stream);
+      p.gray_sums = static_cast<const unsigned long long*>(gray);
+    }
     cuda_convert::launch_resample(p, sampler, stream);
   } catch (...) {
-    memory_.device_cache().free(on_device, stream);
+    if (gray != nullptr) cache.free(gray, stream);
+    if (table != nullptr) cache.free(table, stream);
     throw;
   }
-  memory_.device_cache().free(on_device, stream);  // after the launch: see convert()
+  // After the launches: see convert().
+  if (gray != nullptr) cache.free(gray, stream);
+  if (table != nullptr) cache.free(table, stream);
 }
 
 int CudaConverter::max_vector_blocks(DType dtype, int c, bool out_nhwc, int step) {

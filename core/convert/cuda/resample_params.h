@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "core/convert/augment_color.h"
 #include "core/convert/descriptors.h"
 #include "core/convert/frame_format.h"
 #include "core/convert/resize_geometry.h"
@@ -27,6 +28,8 @@ struct ResampleSample {
   std::int32_t unused = 0;
   // A frame the kernel decodes (ResampleParams.frame set): its planes from `data`, the frame's start.
   std::int64_t plane_offset[3] = {0, 0, 0}, plane_pitch[3] = {0, 0, 0};
+  // Augmentation (ResampleParams.augment): the sample's colour and erase parameters.
+  augment::SampleColor color;
 };
 
 // Up to this many samples ride in the kernel parameter itself: a frame or an
@@ -55,7 +58,17 @@ struct ResampleParams {
   // Frames decoded tap by tap (format other than Channels): 4:2:0 with nearest
   // chroma, linear, 3 output channels; each tap's R, G, B those of frame_color.h.
   FrameDecode frame;
+  // Augmentation (include/ferry/augment.h): 0, or kAugment* bits. The mean
+  // pass stores nothing: it adds each sample's gray sum before contrast into
+  // gray_out[i]; the conversion then reads the sums from gray_sums (or NULL).
+  std::int32_t augment = 0;
+  std::int32_t mean_pass = 0;
+  unsigned long long* gray_out = nullptr;
+  const unsigned long long* gray_sums = nullptr;
 };
+
+constexpr std::int32_t kAugmentZeroOutside = 1;  // fill and letterbox pixels read 0 and are coloured
+constexpr std::int32_t kAugmentColor = 2;        // samples' colour operations and erasing
 
 // Launches the resample kernel for `sampler` and params.oc channels on
 // `stream`. Throws ferry::Error for a launch failure.
