@@ -133,6 +133,7 @@
 %include "ferry/stats.h"
 %include "ferry/pixel_format.h"  /* before transform.h: ferry_source's enum fields are these enums */
 %include "ferry/transform.h"
+%include "ferry/augment.h"
 %include "ferry/batch.h"
 
 /* ---- module functions ---------------------------------------------------- */

@@ -311,3 +311,6 @@ void release_output(unsigned long long reference) {
   (void)ferry_tensor_release((ferry_tensor_t)(uintptr_t)reference);
 }
 %}
+
+/* Random augmentation: ferry.Augment's description and its per-call helpers. */
+%include "ferry_python_augment.i"

@@ -12,7 +12,8 @@
 #   python   saves the Python quick start as quickstart.py and runs its sh block
 #            (from the build tree) with PYTHON (default: the build's) as python3; then
 #            the prefetching loader's block, saved as loader.py, the Resize block as
-#            resize.py and the Camera and video frames block as frames.py, run the same way
+#            resize.py, the Camera and video frames block as frames.py and the Random
+#            augmentation block as augment.py, run the same way
 #   java     install, QuickStart.java, its sh block (javac and java from $PREFIX)
 #   csharp   install, QuickStart.cs, its sh block (mcs and mono from $PREFIX);
 #            then the copied layout the README names: Ferry.dll,
@@ -107,6 +108,7 @@ blocks)
       "python|Python prefetching loader") why="run by readme.python (saved as loader.py, run like the quick start)";;
       "python|Resize") why="run by readme.python (saved as resize.py, run like the quick start)";;
       "python|Camera and video frames") why="run by readme.python (saved as frames.py, run like the quick start)";;
+      "python|Random augmentation") why="run by readme.python (saved as augment.py, run like the quick start)";;
       "java|Java quick start"|"sh|Java quick start") why="run by readme.java";;
       "csharp|C# quick start (Mono, .NET, Unity)"|"sh|C# quick start (Mono, .NET, Unity)") why="run by readme.csharp";;
       *) why="";;
@@ -147,7 +149,11 @@ python)
   # The frames block, the same way.
   save "Camera and video frames" python frames.py
   (cd "$work" && env -u LD_LIBRARY_PATH -u MONO_PATH -u CLASSPATH PATH="$work/bin:$PATH" \
-     PYTHONPATH=build/bindings/python python3 frames.py);;
+     PYTHONPATH=build/bindings/python python3 frames.py)
+  # The augmentation block, the same way.
+  save "Random augmentation" python augment.py
+  (cd "$work" && env -u LD_LIBRARY_PATH -u MONO_PATH -u CLASSPATH PATH="$work/bin:$PATH" \
+     PYTHONPATH=build/bindings/python python3 augment.py);;
 java)
   from_install bindings/java/ferry.jar Java "Java quick start" java QuickStart.java;;
 csharp)

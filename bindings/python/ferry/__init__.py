@@ -15,14 +15,15 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from . import ferry_swig as _swig
-from ._enums import (ChromaFilter, ColorMatrix, ColorRange, Device, DType, Interpolation, Layout, LetterboxAlign,
-                     MemoryKind, Mirror, PixelFormat, ResizeMode, SourcePolicy, Status)
+from ._enums import (AugmentCrop, ChromaFilter, ColorMatrix, ColorRange, Device, DType, Interpolation, Layout,
+                     LetterboxAlign, MemoryKind, Mirror, PixelFormat, ResizeMode, SourcePolicy, Status)
 from ._errors import (AlreadyExistsError, BusyError, CudaError, FerryError, InternalError,
                       InvalidArgumentError, InvalidHandleError, NoDeviceError, NotFoundError,
                       NotReadyError, OutOfMemoryError, OutOfRangeError, OutputTooSmallError, OverflowError_,
                       SourceTooSmallError, StructSizeError, UnsupportedError)
+from ._augment import PARAMS_DTYPE as AUGMENT_PARAMS_DTYPE, Augment, augment_boxes, augment_draw, raw_for
 from ._batch import Batch
-from ._context import Context, HostBuffer, Transform, _transform
+from ._context import Context, HostBuffer, Transform, _spec, augment_of
 from ._frames import frame_spec, make_frame_source
 from ._prefetch import PrefetchLoader
 
@@ -81,20 +82,27 @@ def device_properties(device: int = 0) -> Dict[str, Any]:
 
 def output_info(source: Any = None, transform: Transform = None, *, source_layout: Layout = Layout.NHWC,
                 format: Any = None, size: Any = None, planes: Any = None, color_matrix: Any = None,
-                color_range: Any = None, chroma_filter: Any = None, **transform_kwargs: Any) -> Dict[str, Any]:
+                color_range: Any = None, chroma_filter: Any = None, augment: Any = None,
+                **transform_kwargs: Any) -> Dict[str, Any]:
     """The packed output a source and transform give: shape (memory-layout
     order), strides (bytes), dtype, layout, nbytes. Validates both. Frames:
-    the keywords of Context.submit (format, size, planes, color_matrix, ...)."""
+    the keywords of Context.submit (format, size, planes, color_matrix, ...);
+    augment= as for Context.submit."""
     frame = frame_spec(format, size, color_matrix, color_range, chroma_filter, planes)
     src, _keep = make_frame_source(source, source_layout, frame, planes)
-    info = _swig.transform_output_info(src, _transform(transform, transform_kwargs, src))
+    spec = _spec(transform, transform_kwargs)
+    aug = augment_of(augment, spec)
+    t = spec.build(src)
+    info = (_swig.transform_output_info(src, t) if aug is None else
+            _swig.transform_output_info_augmented(src, t, raw_for(aug, spec, src)))
     return {"shape": tuple(info.shape_at(i) for i in range(info.ndim)),
             "strides": tuple(info.stride_at(i) for i in range(info.ndim)),
             "dtype": DType(info.dtype), "layout": Layout(info.layout), "nbytes": info.bytes}
 
 
 __all__ = [
-    "Context", "Batch", "Transform", "HostBuffer", "PrefetchLoader",
+    "Context", "Batch", "Transform", "HostBuffer", "PrefetchLoader", "Augment", "AugmentCrop",
+    "augment_draw", "augment_boxes", "AUGMENT_PARAMS_DTYPE",
     "Device", "DType", "Layout", "Mirror", "SourcePolicy", "MemoryKind", "Status",
     "Interpolation", "ResizeMode", "LetterboxAlign", "PixelFormat", "ColorMatrix", "ColorRange", "ChromaFilter",
     "FerryError", "InvalidArgumentError", "InvalidHandleError", "StructSizeError", "UnsupportedError",

@@ -34,8 +34,10 @@ class Batch:
     Thread-safe: several threads may wait on one batch.
     """
 
-    def __init__(self, handle: Any, context: Any, out: Any, handoff_stream: Optional[int]) -> None:
+    def __init__(self, handle: Any, context: Any, out: Any, handoff_stream: Optional[int],
+                 augment_params: Any = None) -> None:
         self._h = handle
+        self._augment_params = augment_params  # what each sample drew (ferry/_augment.py), or None
         self._context = context          # a batch keeps its context alive
         self._out = out                  # the caller's destination, or None
         self._handoff_stream = handoff_stream
@@ -78,6 +80,15 @@ class Batch:
     def wait_source(self) -> None:
         """Blocks until the source memory may be overwritten."""
         self._handle().wait_source()
+
+    @property
+    def augment_params(self) -> Any:
+        """What each sample drew with ``augment=`` (written before submit
+        returned): a NumPy structured array of n records (crop, flip,
+        grayscale, brightness, contrast, saturation, hue, jitter_order,
+        erased, erase; ferry/_augment.py), or None without augment.
+        Readable after close() too."""
+        return self._augment_params
 
     # ---- the output ----
     def _info(self) -> Any:

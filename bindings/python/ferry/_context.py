@@ -5,6 +5,7 @@ from typing import Any, Dict, Optional
 
 from . import ferry_swig as _swig
 from ._arrays import stream_address, view
+from ._augment import Augment, check_augment, empty_params, raw_for
 from ._batch import _KDL_CPU, _KDL_CUDA, Batch
 from ._descriptors import TransformSpec, cached_transform, make_output, make_transform
 from ._enums import Device, Layout, MemoryKind, SourcePolicy, Status, parse_layout
@@ -32,9 +33,9 @@ def _spec(transform: Any, kwargs: Dict[str, Any]) -> TransformSpec:
     return cached_transform(kwargs)
 
 
-def _transform(transform: Any, kwargs: Dict[str, Any], source: Any) -> Any:
-    """The ferry_transform for `source` (mean/std broadcast to its channels)."""
-    return _spec(transform, kwargs).build(source)
+def augment_of(augment: Any, spec: TransformSpec) -> Optional[Augment]:
+    """The call's augment= (it overrides a Transform's), else the Transform's."""
+    return check_augment(augment) if augment is not None else spec.augment
 
 
 def _is_torch(obj: Any) -> bool:
@@ -58,7 +59,7 @@ class Transform:
     per_sample_std, per_sample_crop, per_sample_mirror, pad_outside,
     fill_value, and the resize keywords resize, interpolation, resize_mode,
     resize_shorter, letterbox_align, letterbox_value, window,
-    per_sample_window."""
+    per_sample_window, and augment (a :class:`ferry.Augment`)."""
 
     def __init__(self, **kwargs: Any) -> None:
         self._spec = make_transform(**kwargs)  # checked here; mean/std against a source's channels at use
@@ -107,7 +108,7 @@ class Context:
                priority: int = 0, source_policy: SourcePolicy = SourcePolicy.AUTO,
                chunk_bytes: int = 0, format: Any = None, size: Any = None, planes: Any = None,
                color_matrix: Any = None, color_range: Any = None, chroma_filter: Any = None,
-               **transform_kwargs: Any) -> Batch:
+               augment: Optional[Augment] = None, **transform_kwargs: Any) -> Batch:
         """Submits a uint8 batch; returns at once with a :class:`Batch`.
 
         source: an (n, h, w, c) array (or (h, w, c) / (h, w) for one image;
@@ -157,14 +158,19 @@ class Context:
             window is per_sample_window, window, per_sample_crop (whose rows may
             then differ in size) or crop, else the whole image, and must lie
             inside it.
+        augment: a :class:`ferry.Augment`, drawn per sample at its step and
+            applied in the same pass (it overrides a Transform's augment);
+            what each sample drew is ``batch.augment_params``, written
+            before this returns (ferry/_augment.py says its fields).
         """
         spec = _spec(transform, transform_kwargs)
+        aug = augment_of(augment, spec)
         handoff = stream_address(stream)
         frame = None  # a camera or video frame (ferry/_frames.py); checked only where a keyword is given
         if format is not None or planes is not None or size is not None or color_matrix is not None or \
                 color_range is not None or chroma_filter is not None:
             frame = frame_spec(format, size, color_matrix, color_range, chroma_filter, planes)
-        if out is None and frame is None and not isinstance(source, (list, tuple)):
+        if out is None and frame is None and aug is None and not isinstance(source, (list, tuple)):
             # The common case in one crossing (ferry_python.i: submit_array); None where the
             # general path below must look at the source, or build the transform first.
             array = _torch_as_numpy(source) if _is_torch(source) else source
@@ -188,22 +194,38 @@ class Context:
         opts.chunk_bytes = int(chunk_bytes)
         # ferry holds what the batch reads and writes until it completes
         # (a completion callback drops it), however the Batch is dropped.
-        handle = self._h.submit_holding(src, t, output, opts, (keepalive, src, t, output))
-        return Batch(handle, self, out, handoff)
+        held = (keepalive, src, t, output)
+        if aug is None:
+            return Batch(self._h.submit_holding(src, t, output, opts, held), self, out, handoff)
+        drawn = empty_params(int(src.n))
+        handle = self._h.submit_augmented(src, t, output, opts, held, raw_for(aug, spec, src), aug.step,
+                                          drawn.ctypes.data)
+        return Batch(handle, self, out, handoff, drawn)
 
     def convert(self, source: Any = None, out: Any = None, transform: Optional[Transform] = None, *,
                 source_layout: Layout = Layout.NHWC, stream: Any = None, format: Any = None, size: Any = None,
                 planes: Any = None, color_matrix: Any = None, color_range: Any = None, chroma_filter: Any = None,
-                **transform_kwargs: Any) -> None:
+                augment: Optional[Augment] = None, **transform_kwargs: Any) -> Any:
         """ferry_transform_apply: a source already in this context's memory (device
         arrays on a GPU, host arrays on the CPU) into `out`, one launch on
         `stream`. Asynchronous on a GPU, complete on return on the CPU.
-        Frames: the keywords of :meth:`submit` (``convert(planes=(y, uv), out=out, format="nv12")``)."""
+        Frames: the keywords of :meth:`submit` (``convert(planes=(y, uv), out=out, format="nv12")``).
+        augment: as for :meth:`submit`; returns what each sample drew (the
+        ``augment_params`` array), else None."""
         frame = frame_spec(format, size, color_matrix, color_range, chroma_filter, planes)
         src, _keep = make_frame_source(source, source_layout, frame, planes)
-        t = _transform(transform, transform_kwargs, src)
-        output, _out_keep = make_output(out, _swig.transform_output_info(src, t))
-        self._h.convert(src, t, output, stream_address(stream))
+        spec = _spec(transform, transform_kwargs)
+        aug = augment_of(augment, spec)
+        t = spec.build(src)
+        if aug is None:
+            output, _out_keep = make_output(out, _swig.transform_output_info(src, t))
+            self._h.convert(src, t, output, stream_address(stream))
+            return None
+        raw = raw_for(aug, spec, src)
+        output, _out_keep = make_output(out, _swig.transform_output_info_augmented(src, t, raw))
+        drawn = empty_params(int(src.n))
+        self._h.convert_augmented(src, t, output, stream_address(stream), raw, aug.step, drawn.ctypes.data)
+        return drawn
 
     # ---- memory ----
     def host_alloc(self, nbytes: int) -> "HostBuffer":

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import ferry_swig as _swig
 from ._arrays import ArrayView, view
+from ._augment import check_augment
 from ._enums import (DType, Interpolation, Layout, LetterboxAlign, Mirror, ResizeMode, Status, parse_dtype,
                      parse_interpolation, parse_layout, parse_letterbox_align, parse_mirror, parse_resize_mode)
 from ._errors import error
@@ -116,7 +117,9 @@ TRANSFORM_KEYWORDS = ("dtype", "layout", "channel_map", "pad_channels_to_4", "pa
                       "per_sample_mirror", "pad_outside", "fill_value",
                       # resize (ferry_transform's fields appended after 0.2.0)
                       "resize", "interpolation", "resize_mode", "resize_shorter", "letterbox_align",
-                      "letterbox_value", "window", "per_sample_window")
+                      "letterbox_value", "window", "per_sample_window",
+                      # random augmentation (ferry_transform.augment, ferry/_augment.py)
+                      "augment")
 # The keywords that only mean something with resize=.
 _RESIZE_ONLY = ("interpolation", "resize_mode", "resize_shorter", "letterbox_align", "letterbox_value", "window",
                 "per_sample_window")
@@ -278,7 +281,7 @@ class TransformSpec:
                  pad_outside: bool = False, fill_value: float = 0.0, resize: Any = None,
                  interpolation: Any = None, resize_mode: Any = None, resize_shorter: Optional[int] = None,
                  letterbox_align: Any = None, letterbox_value: Any = None, window: Any = None,
-                 per_sample_window: Any = None) -> None:
+                 per_sample_window: Any = None, augment: Any = None) -> None:
         self.dtype = parse_dtype(dtype)
         self.layout = parse_layout(layout)
         self.channel_map = _channel_map(channel_map)
@@ -316,6 +319,7 @@ class TransformSpec:
             self.per_sample_window = _array(per_sample_window, "per_sample_window", "iuf", what).astype(np.float32)
             if self.per_sample_window.ndim != 2 or self.per_sample_window.shape[1] != 4:
                 raise _invalid(f"per_sample_window has shape {self.per_sample_window.shape}: {what}")
+        self.augment = check_augment(augment)  # set in each call's copy of the transform (ferry_python.i)
         if self.resize is None:
             given = [name for name in _RESIZE_ONLY if getattr(self, name) is not None]
             if given:

@@ -120,6 +120,14 @@ class SourcePolicy(enum.IntEnum):
     REGISTER = _swig.FERRY_SOURCE_REGISTER
 
 
+class AugmentCrop(enum.IntEnum):
+    """ferry_augment_crop: where each sample's window comes from (ferry.Augment(crop=))."""
+    NONE = _swig.FERRY_AUGMENT_CROP_NONE  # the transform's own window and resize
+    RANDOM_RESIZED = _swig.FERRY_AUGMENT_CROP_RANDOM_RESIZED  # torchvision RandomResizedCrop(resize, scale, ratio)
+    RANDOM = _swig.FERRY_AUGMENT_CROP_RANDOM  # torchvision RandomCrop(resize, padding)
+    CENTER = _swig.FERRY_AUGMENT_CROP_CENTER  # torchvision CenterCrop(resize)
+
+
 class MemoryKind(enum.IntFlag):
     """ferry_memory_kind bits for Context.trim."""
     PINNED = _swig.FERRY_MEMORY_PINNED
@@ -275,3 +283,13 @@ def parse_color_range(value: object, name: str = "color_range") -> ColorRange:
 def parse_chroma_filter(value: object, name: str = "chroma_filter") -> ChromaFilter:
     """ferry.ChromaFilter or "nearest" "linear" (any case; "bilinear" too)."""
     return _parse_named(ChromaFilter, value, name, {"bilinear": ChromaFilter.LINEAR})
+
+
+def parse_augment_crop(value: object, name: str = "crop") -> AugmentCrop:
+    """ferry.AugmentCrop, None (NONE) or "random_resized" "random" "center" "none"
+    (any case; "random_resized_crop", "random_crop", "center_crop" too)."""
+    if value is None:
+        return AugmentCrop.NONE
+    return _parse_named(AugmentCrop, value, name, {"random_resized_crop": AugmentCrop.RANDOM_RESIZED,
+                                                   "random_crop": AugmentCrop.RANDOM,
+                                                   "center_crop": AugmentCrop.CENTER})

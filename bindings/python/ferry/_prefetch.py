@@ -13,6 +13,7 @@ import sys
 from collections import deque
 from typing import Any, Deque, Iterable, Iterator, Optional, Tuple
 
+from ._augment import Augment, check_augment
 from ._batch import Batch
 from ._context import Context, Transform
 from ._enums import Device, Layout, SourcePolicy, Status
@@ -103,6 +104,14 @@ class PrefetchLoader:
     format, size, color_matrix, color_range, chroma_filter: the iterable
         yields camera or video frames (one buffer a batch), as for
         Context.submit.
+    augment: a ferry.Augment (or the Transform's): the k-th batch the loader
+        yields draws at step augment.step + k (augment.step read when the
+        loader is made), counted on across passes, so each epoch draws anew.
+        ``loader.step`` is the step of the next batch to be yielded (batches
+        submitted ahead of a loop left early do not count): save it, and
+        resume with ``loader.step = saved`` (or augment.step = saved in a new
+        loader). ``loader.augment_params`` is what the last yielded batch
+        drew (also its Batch.augment_params).
 
     len(loader) is len(iterable). Leaving the loop (break, an exception in the
     loop or in the iterable) waits for the batches in flight and releases them,
@@ -115,7 +124,7 @@ class PrefetchLoader:
                  field: Any = None, transform: Optional[Transform] = None, source_layout: Layout = Layout.NHWC,
                  source_policy: SourcePolicy = SourcePolicy.AUTO, format: Any = None, size: Any = None,
                  color_matrix: Any = None, color_range: Any = None, chroma_filter: Any = None,
-                 **transform_kwargs: Any) -> None:
+                 augment: Optional[Augment] = None, **transform_kwargs: Any) -> None:
         if not isinstance(context, Context):
             raise error(Status.INVALID_ARGUMENT,
                         f"context is a {type(context).__name__}: a ferry.Context expected")
@@ -137,6 +146,20 @@ class PrefetchLoader:
                         "pass one ferry.Transform, or the transform keywords")
         # Checked now (a bad keyword fails here, not at the first batch); reused for every batch.
         self._transform = transform if transform is not None else Transform(**transform_kwargs)
+        self._augment = check_augment(augment) if augment is not None else self._transform._spec.augment
+        self._step = self._augment.step if self._augment is not None else 0
+        self.augment_params: Any = None
+
+    @property
+    def step(self) -> int:
+        """The augmentation step of the next batch yielded (see augment)."""
+        return self._step
+
+    @step.setter
+    def step(self, value: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 64:
+            raise error(Status.INVALID_ARGUMENT, f"step is {value!r}: an int in [0, 2^64)")
+        self._step = value
 
     @property
     def depth(self) -> int:
@@ -155,9 +178,10 @@ class PrefetchLoader:
     def _run(self) -> Iterator[Any]:
         stream, move = self._device_hooks()
         items = iter(self._iterable)
-        pending: Deque[Tuple[Batch, _Item, Any]] = deque()
+        pending: Deque[Tuple[Batch, _Item, Any, int]] = deque()
         yielded: Optional[Batch] = None
         index = 0
+        first_step = self._step  # batch k of this pass draws at first_step + k
         try:
             while True:
                 while len(pending) < self._depth + 1:  # the one to yield plus `depth` ahead
@@ -165,17 +189,18 @@ class PrefetchLoader:
                         item = next(items)
                     except StopIteration:
                         break
-                    pending.append(self._submit(item, index, stream, move))
+                    pending.append(self._submit(item, index, first_step + index, stream, move))
                     index += 1
                 if not pending:
                     return
-                batch, parts, handed_to = pending.popleft()
+                batch, parts, handed_to, step = pending.popleft()
                 if yielded is not None:
                     yielded.close()
                     yielded = None
                 current = stream()
                 if current is not None and current != handed_to:
                     batch.stream_wait(current)  # the caller moved to another stream
+                self._step, self.augment_params = step + 1, batch.augment_params
                 if self._torch:
                     import torch
                     with batch:
@@ -186,19 +211,21 @@ class PrefetchLoader:
         finally:
             self._finish(pending, yielded)
 
-    def _submit(self, item: Any, index: int, stream: Any, move: Any) -> Tuple[Batch, _Item, Any]:
+    def _submit(self, item: Any, index: int, step: int, stream: Any, move: Any) -> Tuple[Batch, _Item, Any, int]:
         parts = _Item(item, self._field)
         handoff = stream()
+        augment = None if self._augment is None else self._augment._with_step(step % (1 << 64))
         try:
-            batch = self._context.submit(parts.images, self._transform, stream=handoff, **self._submit_args)
+            batch = self._context.submit(parts.images, self._transform, stream=handoff, augment=augment,
+                                         **self._submit_args)
         except FerryError as e:
             raise type(e)(f"batch {index} from the iterable: {e.message}", e.status) from None
         parts.images = None  # ferry holds the source until it has read it
         parts.move_rest(move)  # now, so that these copies overlap with the loop's work too
-        return batch, parts, handoff
+        return batch, parts, handoff, step
 
     @staticmethod
-    def _finish(pending: Deque[Tuple[Batch, _Item, Any]], yielded: Optional[Batch]) -> None:
+    def _finish(pending: Deque[Tuple[Batch, _Item, Any, int]], yielded: Optional[Batch]) -> None:
         """Nothing left in flight: wait for each submitted batch (its error, if
         any, is not the one to report) and release it."""
         if yielded is not None:

@@ -1,0 +1,126 @@
+/* ferry bindings, Python: random augmentation (ferry/augment.h), included by
+ * ferry_python.i (whose ferry_py_submit_holding submits).
+ *
+ * ferry_swig.Augment is the description the public ferry.Augment builds
+ * (ferry/_augment.py): its constructor calls ferry_augment_init, the [2] and
+ * [4] array fields take set_<field>(values). What changes per call (the step,
+ * the `drawn` array) is not stored in it: submit_augmented, convert_augmented
+ * and transform_output_info_augmented copy the transform and the description
+ * onto the stack, set transform.augment, step and drawn there, and call ferry
+ * (which reads them during the call only), so one description serves threads
+ * and loaders at once. Drawn parameters land in a NumPy structured array laid
+ * out as ferry_augment_params (augment_params_layout gives its offsets). */
+%rename(Augment) ferry_augment;
+%ignore ferry_augment::scale;
+%ignore ferry_augment::ratio;
+%ignore ferry_augment::brightness;
+%ignore ferry_augment::contrast;
+%ignore ferry_augment::saturation;
+%ignore ferry_augment::hue;
+%ignore ferry_augment::erase_scale;
+%ignore ferry_augment::erase_ratio;
+%ignore ferry_augment::erase_value;
+%ignore ferry_augment::drawn;
+%ignore ferry_augment::drawn_stride;
+%ignore ferry_augment_params;
+%ignore ferry_transform::augment;
+
+%define FERRY_PY_AUGMENT_ARRAY(FIELD, SIZE)
+  void set_##FIELD(const float* values, size_t count) {
+    ferry_binding::set_fixed($self->FIELD, SIZE, values, count, "augment." #FIELD);
+  }
+  float FIELD##_at(int index) const { return ferry_binding::get_fixed($self->FIELD, SIZE, index, "augment." #FIELD); }
+%enddef
+%extend ferry_augment {
+  ferry_augment() { return ferry_binding::new_struct(ferry_augment_init); }
+  ~ferry_augment() { std::free($self); }
+  FERRY_PY_AUGMENT_ARRAY(scale, 2)
+  FERRY_PY_AUGMENT_ARRAY(ratio, 2)
+  FERRY_PY_AUGMENT_ARRAY(brightness, 2)
+  FERRY_PY_AUGMENT_ARRAY(contrast, 2)
+  FERRY_PY_AUGMENT_ARRAY(saturation, 2)
+  FERRY_PY_AUGMENT_ARRAY(hue, 2)
+  FERRY_PY_AUGMENT_ARRAY(erase_scale, 2)
+  FERRY_PY_AUGMENT_ARRAY(erase_ratio, 2)
+  FERRY_PY_AUGMENT_ARRAY(erase_value, 4)
+}
+
+%{
+/* The transform and augmentation of one call, on the caller's stack: ferry
+ * reads transform.augment (and writes drawn) during the call only. */
+struct ferry_py_augmented {
+  ferry_transform transform;
+  ferry_augment augment;
+  ferry_py_augmented(const ferry_transform* t, const ferry_augment* a, unsigned long long step, void* drawn) {
+    if (t == NULL) ferry_transform_init(&transform, sizeof transform);
+    else transform = *t;  /* shallow: its arrays stay the caller's */
+    if (a == NULL) ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "augment is null");
+    augment = *a;
+    augment.step = step;
+    augment.drawn = static_cast<ferry_augment_params*>(drawn);
+    augment.drawn_stride = 0;
+    transform.augment = &augment;
+  }
+};
+%}
+
+%nothread ferry_context_s::submit_augmented;
+%newobject ferry_context_s::submit_augmented;
+%thread ferry_context_s::convert_augmented;
+%newobject transform_output_info_augmented;
+%extend ferry_context_s {
+  /* submit_holding with `augment` at `step`, its n draws written to `drawn`
+   * (an array of n ferry_augment_params, or None) before this returns. */
+  ferry_batch_s* submit_augmented(const ferry_source* source, const ferry_transform* transform,
+                                  const ferry_output* output, const ferry_submit_options* options, PyObject* held,
+                                  const ferry_augment* augment, unsigned long long step, void* drawn) {
+    ferry_py_augmented call(transform, augment, step, drawn);
+    return ferry_py_submit_holding($self, source, &call.transform, output, options, held);
+  }
+  /* ferry_transform_apply with `augment` at `step` (drawn as for submit_augmented). */
+  void convert_augmented(const ferry_source* source, const ferry_transform* transform, const ferry_output* output,
+                         ferry_cuda_stream stream, const ferry_augment* augment, unsigned long long step,
+                         void* drawn) {
+    ferry_py_augmented call(transform, augment, step, drawn);
+    ferry_binding::check(ferry_transform_apply($self, source, &call.transform, output, stream));
+  }
+}
+
+%inline %{
+/* ferry_transform_describe_output with `augment` (its fields checked as a call would). */
+ferry_tensor_info* transform_output_info_augmented(const ferry_source* source, const ferry_transform* transform,
+                                                   const ferry_augment* augment) {
+  ferry_py_augmented call(transform, augment, augment ? augment->step : 0, NULL);
+  ferry_tensor_info* info = ferry_binding::new_struct(ferry_tensor_info_init);
+  ferry_status status = ferry_transform_describe_output(info, source, &call.transform);
+  if (status != FERRY_OK) std::free(info);
+  ferry_binding::check(status);
+  return info;
+}
+/* ferry_augment_draw at `step`: n samples, h and w the addresses of n int64
+ * each, into `out` (the address of n ferry_augment_params). */
+void augment_draw(const ferry_augment* augment, unsigned long long step, long long n, void* h, void* w,
+                  long long out_w, long long out_h, void* out) {
+  if (augment == NULL) ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "augment is null");
+  ferry_augment at = *augment;
+  at.step = step;
+  ferry_binding::check(ferry_augment_draw(&at, n, static_cast<const int64_t*>(h), static_cast<const int64_t*>(w),
+                                          out_w, out_h, static_cast<ferry_augment_params*>(out), 0));
+}
+/* ferry_augment_params' size and field offsets, for a NumPy dtype of it:
+ * (size, crop, flip, grayscale, brightness, contrast, saturation, hue,
+ * jitter_order, erased, erase). */
+PyObject* augment_params_layout() {
+  return Py_BuildValue("(nnnnnnnnnnn)", (Py_ssize_t)sizeof(ferry_augment_params),
+                       (Py_ssize_t)offsetof(ferry_augment_params, crop),
+                       (Py_ssize_t)offsetof(ferry_augment_params, flip),
+                       (Py_ssize_t)offsetof(ferry_augment_params, grayscale),
+                       (Py_ssize_t)offsetof(ferry_augment_params, brightness),
+                       (Py_ssize_t)offsetof(ferry_augment_params, contrast),
+                       (Py_ssize_t)offsetof(ferry_augment_params, saturation),
+                       (Py_ssize_t)offsetof(ferry_augment_params, hue),
+                       (Py_ssize_t)offsetof(ferry_augment_params, jitter_order),
+                       (Py_ssize_t)offsetof(ferry_augment_params, erased),
+                       (Py_ssize_t)offsetof(ferry_augment_params, erase));
+}
+%}
