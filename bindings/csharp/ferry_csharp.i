@@ -149,6 +149,24 @@ static void ferry_managed_release_hold(void* hold) {
 /* ---- void*: IntPtr ---- */
 %apply void* VOID_INT_PTR { void*, const void* }
 
+/* ---- a disposed struct's methods: INVALID_HANDLE, not a crash (a disposed handle reaches ferry) ---- */
+%define FERRY_CLOSED_CHECK(TYPE, NAME)
+%typemap(check, canthrow=1) TYPE* self, const TYPE* self %{
+  if ($1 == NULL) FERRY_BINDING_RAISE(FERRY_ERR_INVALID_HANDLE, NAME " is disposed", $null);
+%}
+%enddef
+FERRY_CLOSED_CHECK(ferry_context_options, "the ContextOptions")
+FERRY_CLOSED_CHECK(ferry_device_properties, "the DeviceProperties")
+FERRY_CLOSED_CHECK(ferry_source, "the Source")
+FERRY_CLOSED_CHECK(ferry_transform, "the Transform")
+FERRY_CLOSED_CHECK(ferry_output, "the Output")
+FERRY_CLOSED_CHECK(ferry_tensor_info, "the TensorInfo")
+FERRY_CLOSED_CHECK(ferry_submit_options, "the SubmitOptions")
+FERRY_CLOSED_CHECK(ferry_stats, "the Stats")
+FERRY_CLOSED_CHECK(ferry_rect, "the Rect")
+FERRY_CLOSED_CHECK(ferry_rectf, "the RectF")
+FERRY_CLOSED_CHECK(ferry_augment, "the Augment")
+
 /* ---- (values, count): C# arrays (pinned for the call), count passed by the overloads ---- */
 %apply float INPUT[] { const float* values }
 %apply int INPUT[] { const int* values }
@@ -160,5 +178,6 @@ static void ferry_managed_release_hold(void* hold) {
 %typemap(csin) void* const* addresses "$csinput"
 %typemap(in) void* const* addresses "$1 = ($1_ltype)$input;"
 
+%include "ferry_csharp_augment.i"
 %include "ferry_csharp_handles.i"
 %include "ferry_managed.i"

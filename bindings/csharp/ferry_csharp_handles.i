@@ -50,7 +50,9 @@
     if (transform != null) transform.CheckLengths(source);
     var pins = source == null ? null : source.PinImages();
     try {
-      return TransformOutputInfoNative(source, transform);
+      TensorInfo info = TransformOutputInfoNative(source, transform);
+      if (transform != null) transform.AugmentCalled(null);
+      return info;
     } finally {
       if (pins != null) source.UnpinImages(pins);
     }
@@ -64,7 +66,7 @@
   public global::System.Collections.Generic.IEnumerable<Batch> Prefetch(
       global::System.Collections.Generic.IEnumerable<Source> sources, Transform transform = null,
       SubmitOptions options = null, int depth = 2) {
-    return Prefetching.Checked(this, sources, transform, options, depth);
+    return Prefetching.Checked(this, sources, transform, null, options, depth);
   }
 
   /// <summary>Submits a batch; returns at once. The source memory is read asynchronously: keep it
@@ -100,6 +102,7 @@
           global::System.Runtime.InteropServices.GCHandle.ToIntPtr(pin), data, (ulong)source.BufferCount);
     }
     batch.KeepAlive = this;
+    if (transform != null) transform.AugmentCalled(batch);
     return batch;
   }
 
@@ -159,6 +162,7 @@
       throw new InvalidArgumentException("source has images (Source.SetImages): submit it without data");
     Batch batch = SubmitPinnedNative(source, data, bytes, transform, output, options);
     batch.KeepAlive = this;
+    if (transform != null) transform.AugmentCalled(batch);
     return batch;
   }
 
@@ -169,6 +173,7 @@
     var pins = source == null ? null : source.PinImages();
     try {
       ConvertNative(source, transform, output, stream);
+      if (transform != null) transform.AugmentCalled(null);
     } finally {
       if (pins != null) source.UnpinImages(pins);
     }
@@ -519,7 +524,10 @@
     return this;
   }
 
+  /// <summary>Checks the arrays' lengths against source's channels, and the Augment (disposed:
+  /// InvalidHandleException); makes room for its draws. Before each call.</summary>
   internal void CheckLengths(Source source) {
+    PrepareAugment(source);
     CheckValueLengths(source, meanLength, stdLength, perSampleMeanLength, perSampleStdLength, perSampleCropLength,
                       perSampleMirrorLength, letterboxValueLength, perSampleWindowLength);
   }

@@ -57,10 +57,11 @@ static void ferry_managed_release_hold(void* hold) {
 /* ---- names ---- */
 %rename("%(lowercamelcase)s", %$isfunction, %$not %$isconstructor, %$not %$isdestructor) "";
 %rename("%(lowercamelcase)s", %$isvariable) "";
-/* Enum items lose the type prefix, except where two would clash in SWIG's one C
- * scope: Status keeps ERR_ (ERR_CUDA vs DeviceKind.CUDA), SourcePolicy SOURCE_,
- * ChromaFilter CHROMA_ (CHROMA_LINEAR vs Interpolation.LINEAR). */
-%rename("%(regex:/^FERRY_(DTYPE_|LAYOUT_|DEVICE_|MIRROR_|MEMORY_|INTERP_|RESIZE_|ALIGN_|FORMAT_|COLOR_|RANGE_)?(.*)$/\\2/)s", %$isenumitem) "";
+/* Enum items lose the type prefix, except where two would clash in SWIG's one C scope: Status keeps ERR_
+ * (ERR_CUDA vs DeviceKind.CUDA), SourcePolicy SOURCE_, ChromaFilter CHROMA_ (CHROMA_LINEAR vs
+ * Interpolation.LINEAR), AugmentCrop CROP_ (CROP_NONE vs Mirror.NONE). Keep the format short: SWIG 4.5
+ * renamed every item "$s" with one of 137 characters. */
+%rename("%(regex:/^FERRY_((DTYPE|LAYOUT|DEVICE|MIRROR|MEMORY|INTERP|RESIZE|ALIGN|FORMAT|COLOR|RANGE|AUGMENT|ERASE|JITTER)_)?(.*)$/\\3/)s", %$isenumitem) "";
 
 /* ---- numbers: uint64_t as long (the counters never reach 2^63) ---- */
 %apply long long { uint64_t };
@@ -186,6 +187,24 @@ FERRY_JAVA_CLOSEABLE(ferry_rect)
 FERRY_JAVA_CLOSEABLE(ferry_rectf)
 /* Source, Transform, TensorInfo, Context, Batch: ferry_java_handles.i. */
 
+/* ---- a closed struct's methods: INVALID_HANDLE, not a crash (a closed handle reaches ferry) ---- */
+%define FERRY_CLOSED_CHECK(TYPE, NAME)
+%typemap(check) TYPE* self, const TYPE* self %{
+  if ($1 == NULL) FERRY_BINDING_RAISE(FERRY_ERR_INVALID_HANDLE, NAME " is closed", $null);
+%}
+%enddef
+FERRY_CLOSED_CHECK(ferry_context_options, "the ContextOptions")
+FERRY_CLOSED_CHECK(ferry_device_properties, "the DeviceProperties")
+FERRY_CLOSED_CHECK(ferry_source, "the Source")
+FERRY_CLOSED_CHECK(ferry_transform, "the Transform")
+FERRY_CLOSED_CHECK(ferry_output, "the Output")
+FERRY_CLOSED_CHECK(ferry_tensor_info, "the TensorInfo")
+FERRY_CLOSED_CHECK(ferry_submit_options, "the SubmitOptions")
+FERRY_CLOSED_CHECK(ferry_stats, "the Stats")
+FERRY_CLOSED_CHECK(ferry_rect, "the Rect")
+FERRY_CLOSED_CHECK(ferry_rectf, "the RectF")
+FERRY_CLOSED_CHECK(ferry_augment, "the Augment")
+
 /* ---- DType and Layout from their names ---- */
 %typemap(javacode) enum ferry_dtype %{
   /**
@@ -251,6 +270,7 @@ FERRY_JAVA_CLOSEABLE(ferry_rectf)
 %}
 
 %include "ferry_java_frames.i"
+%include "ferry_java_augment.i"
 
 /* Source.setImages with byte[] pixels: each array pinned (or copied by the
  * JVM) during one call. submit returns once ferry has read them

@@ -60,9 +60,11 @@
    */
   public static TensorInfo transformOutputInfo(Source source, Transform transform) {
     if (transform != null) transform.checkLengths(source);
-    if (source != null && source.arrayImages() != null)
-      return source.outputInfoImagesNative(source.arrayImages(), transform);
-    return transformOutputInfoNative(source, transform);
+    TensorInfo info = source != null && source.arrayImages() != null
+        ? source.outputInfoImagesNative(source.arrayImages(), transform)
+        : transformOutputInfoNative(source, transform);
+    if (transform != null) transform.augmentCalled(null);
+    return info;
   }
 %}
 
@@ -96,6 +98,7 @@
       batch = submitHolding(source, transform, output, options, Ferry.holdReference(held));
     }
     batch.keepAlive = new Object[] {this};
+    if (transform != null) transform.augmentCalled(batch);
     return batch;
   }
 
@@ -111,7 +114,7 @@
   public Prefetcher prefetch(Iterable<? extends Source> sources, Transform transform, SubmitOptions options,
                              int depth) {
     if (sources == null) throw new FerryException.InvalidArgument("sources is null: an Iterable of Source is required");
-    return new Prefetcher(this, sources.iterator(), transform, options, depth);
+    return new Prefetcher(this, sources.iterator(), transform, null, options, depth);
   }
 
   /** {@link #prefetch(Iterable, Transform, SubmitOptions, int)} two batches ahead, no options. */
@@ -129,6 +132,7 @@
     if (transform != null) transform.checkLengths(source);
     Batch batch = submitBytesNative(source, data, transform, output, options);
     batch.keepAlive = new Object[] {this};
+    if (transform != null) transform.augmentCalled(batch);
     return batch;
   }
 
@@ -143,6 +147,7 @@
       convertImagesNative(source, source.arrayImages(), transform, output, stream); // pinned for the call
     else
       convertNative(source, transform, output, stream);
+    if (transform != null) transform.augmentCalled(null);
   }
 
   public void convert(Source source, Transform transform, Output output) { convert(source, transform, output, 0); }
@@ -544,8 +549,12 @@
     return this;
   }
 
-  /** Throws FerryException.InvalidArgument where an array's length does not fit source's channels. */
+  /**
+   * Throws FerryException.InvalidArgument where an array's length does not fit source's channels, and
+   * FerryException.InvalidHandle where the Augment is closed; makes room for the Augment's draws (before each call).
+   */
   void checkLengths(Source source) {
+    prepareAugment(source);
     checkValueLengths(source, meanLength, stdLength, perSampleMeanLength, perSampleStdLength, perSampleCropLength,
         perSampleMirrorLength, letterboxValueLength, perSampleWindowLength);
   }

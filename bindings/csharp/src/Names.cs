@@ -113,4 +113,32 @@ public static class ChromaFilters {
   }
 }
 
+/// <summary>AugmentCrop by name: "none", "random_resized", "random" or "center" (any case).</summary>
+public static class AugmentCrops {
+  public static AugmentCrop Parse(string name) {
+    switch (name == null ? "" : name.ToLowerInvariant()) {
+      case "none": return AugmentCrop.CropNone;
+      case "random_resized": return AugmentCrop.CropRandomResized;
+      case "random": return AugmentCrop.CropRandom;
+      case "center": return AugmentCrop.CropCenter;
+      default:
+        throw new InvalidArgumentException("augment.crop is " + (name == null ? "null" : "\"" + name + "\"")
+                                           + ": use none, random_resized, random or center");
+    }
+  }
+}
+
+/// <summary>EraseFill by name: "value" or "random" (any case).</summary>
+public static class EraseFills {
+  public static EraseFill Parse(string name) {
+    switch (name == null ? "" : name.ToLowerInvariant()) {
+      case "value": return EraseFill.Value;
+      case "random": return EraseFill.Random;
+      default:
+        throw new InvalidArgumentException("augment.erase_fill is " + (name == null ? "null" : "\"" + name + "\"")
+                                           + ": use value or random");
+    }
+  }
+}
+
 }  // namespace Ferry

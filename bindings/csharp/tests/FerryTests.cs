@@ -63,6 +63,12 @@ public class FerryTests {
     ctx.Dispose();  // idempotent
     var e = Assert.Throws<InvalidHandleException>(() => ctx.DeviceKind());
     StringAssert.Contains("ctx", e.Message);
+    // A disposed struct's fields and methods throw too (they crashed the runtime before).
+    var t = new Transform();
+    t.Dispose();
+    e = Assert.Throws<InvalidHandleException>(() => Console.WriteLine(t.ResizeW));
+    StringAssert.Contains("the Transform is disposed", e.Message);
+    Assert.Throws<InvalidHandleException>(() => t.SetChannelMap(2, 1, 0));
   }
 
   [Test]
@@ -184,7 +190,8 @@ public class FerryTests {
     Assert.IsEmpty(errors);
   }
 
-  static float[] ConvertNhwc(Context ctx, byte[] data, long n, long c, Transform t) {
+  /// <summary>The float32 output of n x 4 x 5 x c pixels through t (from a byte[]).</summary>
+  internal static float[] ConvertNhwc(Context ctx, byte[] data, long n, long c, Transform t) {
     using (var source = new Source().SetShape(n, 4, 5, c))
     using (Batch batch = ctx.Submit(source, data, t)) {
       batch.Wait();

@@ -17,19 +17,25 @@ import java.util.NoSuchElementException;
  * submitted but not yet returned and releases them: leaving a loop early leaves nothing in
  * flight. When the iterator of sources or a submit throws, the same happens before the exception
  * reaches the caller. Not thread-safe: one consumer per Prefetcher (the context is thread-safe).
+ *
+ * <p>With an {@link Augment}, each batch draws at the Augment's step as it is submitted, and the step then
+ * advances by one: batches submitted ahead have already advanced it, so {@link #step()} (the step of the next
+ * batch {@link #next()} returns) is the one to save for a resume; {@link #close()} sets the Augment back to it.
  */
 public final class Prefetcher implements Iterator<Batch>, AutoCloseable {
   private final Context context;
   private final Iterator<? extends Source> sources;
   private final Transform transform;
+  private final Augment augment;
+  private final boolean ownTransform;
   private final SubmitOptions options;
   private final int depth;
   private final ArrayDeque<Batch> pending = new ArrayDeque<>();
   private long submitted;
   private boolean closed;
 
-  Prefetcher(Context context, Iterator<? extends Source> sources, Transform transform, SubmitOptions options,
-             int depth) {
+  Prefetcher(Context context, Iterator<? extends Source> sources, Transform transform, Augment augment,
+             SubmitOptions options, int depth) {
     if (context == null) throw new FerryException.InvalidArgument("context is null");
     if (sources == null) throw new FerryException.InvalidArgument("sources is null: an Iterable of Source is required");
     if (depth < 1) {
@@ -38,13 +44,18 @@ public final class Prefetcher implements Iterator<Batch>, AutoCloseable {
     }
     this.context = context;
     this.sources = sources;
-    this.transform = transform;
+    this.ownTransform = augment != null && transform == null;
+    this.transform = ownTransform ? new Transform() : transform;
+    this.augment = augment;
     this.options = options;
     this.depth = depth;
   }
 
   /** Batches submitted ahead of the one returned. */
   public int depth() { return depth; }
+
+  /** The Augment's step of the next batch {@link #next()} returns (without an Augment, 0). */
+  public long step() { return augment == null ? 0 : augment.getStep() - pending.size(); }
 
   @Override
   public boolean hasNext() {
@@ -75,7 +86,7 @@ public final class Prefetcher implements Iterator<Batch>, AutoCloseable {
         Source source = sources.next();
         Batch batch;
         try {
-          batch = context.submit(source, transform, null, options);
+          batch = augment == null ? context.submit(source, transform, null, options) : submitAugmented(source);
         } catch (FerryException e) {
           throw FerryException.fromStatus(e.status().swigValue(),
               "batch " + submitted + " from the sources: " + e.getMessage());
@@ -89,6 +100,19 @@ public final class Prefetcher implements Iterator<Batch>, AutoCloseable {
     }
   }
 
+  /** Submits with the transform holding the Augment for the call; the step advances once it succeeded. */
+  private Batch submitAugmented(Source source) {
+    Augment held = transform.getAugment();
+    transform.setAugment(augment);
+    try {
+      Batch batch = context.submit(source, transform, null, options);
+      augment.setStep(augment.getStep() + 1);
+      return batch;
+    } finally {
+      transform.attachAugment(held);
+    }
+  }
+
   /** Waits for a batch and releases it; its error, if any, is not the one to report. */
   private static void finish(Batch batch) {
     try (Batch b = batch) {
@@ -98,10 +122,15 @@ public final class Prefetcher implements Iterator<Batch>, AutoCloseable {
     }
   }
 
-  /** Waits for the batches submitted and not returned, and releases them. Idempotent. */
+  /**
+   * Waits for the batches submitted and not returned, and releases them; an Augment's step goes back to
+   * {@link #step()} (those batches never reached the caller). Idempotent.
+   */
   @Override
   public void close() {
+    if (!closed && augment != null && Augment.getCPtr(augment) != 0) augment.setStep(step());
     closed = true;
     while (!pending.isEmpty()) finish(pending.poll());
+    if (ownTransform) transform.close();
   }
 }

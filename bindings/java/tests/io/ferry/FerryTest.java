@@ -57,6 +57,12 @@ class FerryTest {
     ctx.close(); // idempotent
     FerryException.InvalidHandle e = assertThrows(FerryException.InvalidHandle.class, ctx::deviceKind);
     assertTrue(e.getMessage().contains("ctx"), e.getMessage());
+    // A closed struct's fields and methods throw too (they crashed the JVM before).
+    Transform t = new Transform();
+    t.close();
+    e = assertThrows(FerryException.InvalidHandle.class, t::getResizeW);
+    assertTrue(e.getMessage().contains("the Transform is closed"), e.getMessage());
+    assertThrows(FerryException.InvalidHandle.class, () -> t.setChannelMap(2, 1, 0));
   }
 
   @Test
@@ -180,7 +186,8 @@ class FerryTest {
   }
 
   /** Converts `data` (n x 4 x 5 x c, NHWC out) with `t` and returns the float values. */
-  private static float[] convertNhwc(Context ctx, byte[] data, long n, long c, Transform t) {
+  /** The float32 output of n x 4 x 5 x c pixels through t (from a byte[]). */
+  static float[] convertNhwc(Context ctx, byte[] data, long n, long c, Transform t) {
     try (Source source = new Source().setShape(n, 4, 5, c); Batch batch = ctx.submit(source, data, t)) {
       batch.await();
       try (TensorInfo info = batch.output()) {
