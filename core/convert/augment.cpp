@@ -44,8 +44,14 @@ class Draws {
   int used_ = 4;
 };
 
-// Python's round(): half to even (the default rounding mode).
-std::int64_t round_even(double v) { return static_cast<std::int64_t>(std::nearbyint(v)); }
+// Python's round(): half to even (the default rounding mode). A length past
+// 2^62 (an extreme ratio) saturates: no image is that large, so it is refused
+// as too large, never converted out of range.
+std::int64_t round_even(double v) {
+  constexpr double limit = 4611686018427387904.0;  // 2^62
+  if (!(v < limit)) return std::int64_t{1} << 62;
+  return static_cast<std::int64_t>(std::nearbyint(std::max(v, 0.0)));
+}
 
 // torchvision's RandomResizedCrop.get_params: ten tries, then the central fallback.
 Rect random_resized_window(const Augment& a, Draws& d, std::int64_t width, std::int64_t height) {

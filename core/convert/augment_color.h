@@ -55,17 +55,15 @@ FERRY_RESIZE_FN void shift_hue(float* v, float h) {
   const float s = div(range, eqc ? 1.0f : maxc);
   const float divisor = eqc ? 1.0f : range;
   const float rc = div(sub(maxc, r), divisor), gc = div(sub(maxc, g), divisor), bc = div(sub(maxc, b), divisor);
-  float hue;
-  if (maxc == r)
-    hue = sub(bc, gc);
-  else if (maxc == g)
-    hue = sub(add(rc, 2.0f), bc);
-  else
-    hue = sub(add(gc, 4.0f), rc);
+  // Every case worked out and one chosen by selects, not branches: the
+  // pixels of a warp fall in different cases (their hues differ).
+  const bool is_r = maxc == r, is_g = !is_r && maxc == g;
+  const float hr = sub(bc, gc), hg = sub(add(rc, 2.0f), bc), hb = sub(add(gc, 4.0f), rc);
+  float hue = is_r ? hr : is_g ? hg : hb;
   hue = add(mul(hue, 1.0f / 6.0f), 1.0f);
   hue = sub(hue, floorf(hue));  // fmod(., 1) of a non-negative value
   hue = add(hue, h);
-  hue = sub(hue, floorf(hue));  // remainder(., 1)
+  hue = sub(hue, floorf(hue));  // remainder(., 1): in [0, 1]
   const float h6 = mul(hue, 6.0f);
   const float i = floorf(h6);
   const float f = sub(h6, i);
@@ -74,16 +72,12 @@ FERRY_RESIZE_FN void shift_hue(float* v, float h) {
   const float q = clamp255(mul(sub(1.0f, sxf), maxc));
   const float t = clamp255(mul(add(sxf, one_minus_s), maxc));
   const float p = clamp255(mul(one_minus_s, maxc));
-  int sector = static_cast<int>(i) % 6;
-  if (sector < 0) sector += 6;
-  switch (sector) {
-    case 0: v[0] = maxc, v[1] = t, v[2] = p; break;
-    case 1: v[0] = q, v[1] = maxc, v[2] = p; break;
-    case 2: v[0] = p, v[1] = maxc, v[2] = t; break;
-    case 3: v[0] = p, v[1] = q, v[2] = maxc; break;
-    case 4: v[0] = t, v[1] = p, v[2] = maxc; break;
-    default: v[0] = maxc, v[1] = p, v[2] = q; break;
-  }
+  int sector = static_cast<int>(i);  // 0..6; 6 (hue rounded up to 1) is sector 0
+  if (sector >= 6) sector -= 6;
+  // torchvision's table: R (v q p p t v), G (t v v q p p), B (p p t v v q) by sector.
+  v[0] = (sector == 0 || sector == 5) ? maxc : sector == 1 ? q : (sector == 2 || sector == 3) ? p : t;
+  v[1] = sector == 0 ? t : (sector == 1 || sector == 2) ? maxc : sector == 3 ? q : p;
+  v[2] = (sector == 0 || sector == 1) ? p : sector == 2 ? t : (sector == 3 || sector == 4) ? maxc : q;
 }
 
 // Runs order[from .. to) on the pixel; `mean` is the sample's contrast mean.

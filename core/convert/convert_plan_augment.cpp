@@ -108,7 +108,9 @@ void check_augment_fields(ConvertPlan& plan, const Transform& t) {
     const std::int64_t image_w = plan.w_of(g), image_h = plan.h_of(g);
     AugmentDraw& d = draws[static_cast<std::size_t>(g)];
     d = draw_augment(a, g, image_w, image_h, plan.out_w, plan.out_h);
-    ResizeAxes& axes = plan.sample_resize[static_cast<std::size_t>(g)];
+    // Only flips on an unresized window: no axes (the fast kernels take the mirror).
+    ResizeAxes unresized;
+    ResizeAxes& axes = plan.resize ? plan.sample_resize[static_cast<std::size_t>(g)] : unresized;
     switch (a.crop) {
       case AugmentCrop::None: {
         const Rect w = plan.window_of(g);

@@ -10,18 +10,25 @@
  *   grayscale -> normalize, dtype, layout -> erasing.
  * Colour operations see output channels 0, 1, 2 as R, G, B (map a BGR source
  * to RGB with channel_map {2, 1, 0}) and need 3 mapped output channels. They
- * work on the resampled value in 0..255 (clamped there after each, as
- * torchvision's float ops clamp to 0..1), with each operation rounded on
- * its own, so the CPU and the GPU give the same bits:
- *   brightness b:  v = min(255, v * b)
- *   contrast c:    v = clamp(v * c + m * (1 - c)), m the mean over the whole
- *                  output image of the gray value before this operation (the
- *                  gray sum in fixed point, 1/65536, so no summation order shows)
+ * work on the resampled value v in 0..255 units as it comes (a CUBIC
+ * overshoot is not clamped first), clamp to 0..255 after each operation (as
+ * torchvision's float ops clamp to 0..1), and round each operation on its
+ * own, so the CPU and the GPU give the same bits:
+ *   brightness b:  v = clamp(v * b + 0 * (1 - b))
+ *   contrast c:    v = clamp(v * c + m * (1 - c)), m the mean of the gray value
+ *                  before this operation over the output pixels that show the
+ *                  image (a crop's zero padding included, letterbox bars not):
+ *                  each gray value times 65536 rounded half to even to an
+ *                  integer, summed, then divided in double, so no summation
+ *                  order shows
  *   saturation s:  v = clamp(v * s + gray * (1 - s)) per pixel
- *   hue h:         the pixel's hue shifted by h turns (torchvision's
- *                  _rgb_to_hsv / _hsv_to_rgb, in 0..255)
+ *   hue h:         the pixel's hue shifted by h turns, by torchvision v2's
+ *                  _rgb_to_hsv and _hsv_to_rgb (hue * (1/6) + 1, fmod 1; t =
+ *                  (s * f + (1 - s)) * v ...) in 0..255 units
  *   grayscale:     R = G = B = gray
- *   gray = 0.2989 R + 0.587 G + 0.114 B (torchvision's weights).
+ *   gray = 0.2989 R + 0.587 G + 0.114 B (torchvision's weights, summed in that
+ *   order); (1 - f) is computed in double and rounded once, as torchvision's
+ *   Python scalar is.
  * Pixels that a RANDOM or CENTER crop takes from outside the image are 0
  * before all of this (torchvision pads with 0 and then jitters). uint8 output
  * rounds once at the end (torchvision's uint8 ops round after each op). */
@@ -60,7 +67,9 @@ typedef enum ferry_jitter_op {
   FERRY_JITTER_HUE = 3
 } ferry_jitter_op;
 
-/* What one sample drew. Factors of operations that are off read 1 (hue 0). */
+/* What one sample drew. Factors of operations that are off read 1 (hue 0).
+ * crop: the window the sample read; with FERRY_AUGMENT_CROP_NONE a conversion
+ * reports the transform's own window, ferry_augment_draw the whole image. */
 typedef struct ferry_augment_params {
   ferry_rect crop;       /* the window in source pixels; RANDOM and CENTER may reach outside (0 there) */
   int flip;              /* ferry_mirror bits drawn (the transform's own mirror is applied on top) */
