@@ -28,6 +28,9 @@ struct SampleColor {
   std::uint64_t seed = 0, step = 0, index = 0;  // the noise's stream
 };
 
+// The operations as order[] names them (core's JitterOp).
+constexpr int kBrightnessOp = 0, kContrastOp = 1, kSaturationOp = 2;
+
 constexpr float kGrayR = 0.2989f, kGrayG = 0.587f, kGrayB = 0.114f;
 constexpr float kMax = 255.0f;
 // The contrast mean's fixed point: a gray value times 2^16, rounded.
@@ -81,19 +84,24 @@ FERRY_RESIZE_FN void shift_hue(float* v, float h) {
 }
 
 // Runs order[from .. to) on the pixel; `mean` is the sample's contrast mean.
+// Unrolled, each field read at a constant index: on the GPU the sample's
+// parameters then stay in registers, not in local memory.
 FERRY_RESIZE_FN void jitter(const SampleColor& c, float* v, int from, int to, float mean) {
-  for (int i = from; i < to; ++i) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int i = 0; i < 4; ++i) {
+    if (i < from || i >= to) continue;
     const int op = c.order[i];
-    const float f = c.factor[op], g = c.complement[op];
-    if (op == 0) {
-      for (int k = 0; k < 3; ++k) v[k] = blend(v[k], 0.0f, f, g);
-    } else if (op == 1) {
-      for (int k = 0; k < 3; ++k) v[k] = blend(v[k], mean, f, g);
-    } else if (op == 2) {
+    if (op == kBrightnessOp) {
+      for (int k = 0; k < 3; ++k) v[k] = blend(v[k], 0.0f, c.factor[0], c.complement[0]);
+    } else if (op == kContrastOp) {
+      for (int k = 0; k < 3; ++k) v[k] = blend(v[k], mean, c.factor[1], c.complement[1]);
+    } else if (op == kSaturationOp) {
       const float gray = gray_of(v);
-      for (int k = 0; k < 3; ++k) v[k] = blend(v[k], gray, f, g);
+      for (int k = 0; k < 3; ++k) v[k] = blend(v[k], gray, c.factor[2], c.complement[2]);
     } else {
-      shift_hue(v, f);
+      shift_hue(v, c.factor[3]);
     }
   }
 }

@@ -149,6 +149,10 @@ __device__ __noinline__ void store_augmented(const ResampleParams& p, const Resa
 // at 64, so it gets 2.
 template <Sampler S>
 inline constexpr int kMinBlocks = S == Sampler::Cubic ? 2 : 4;
+// Augmented kernels (A) keep a sample's colour parameters in registers: 3
+// blocks a SM give them 80.
+template <Sampler S, bool A>
+inline constexpr int kMinBlocksOf = A && S != Sampler::Cubic ? 3 : kMinBlocks<S>;
 
 // A block covers kTileW columns and kTileH * kRowsPerThread rows of one
 // sample's output; each thread one column, every kTileH-th row of the tile
@@ -156,7 +160,7 @@ inline constexpr int kMinBlocks = S == Sampler::Cubic ? 2 : 4;
 // Frames: the samples are 4:2:0 frames decoded at each tap (value_from_frame).
 // A (three channels only): augmented (p.augment), its pixel work inlined.
 template <Sampler S, int N, DType D, bool Frames = false, bool A = false>
-__global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kernel(const __grid_constant__ ResampleParams p) {
+__global__ void __launch_bounds__(kTileW * kTileH, kMinBlocksOf<S, A>) resample_kernel(const __grid_constant__ ResampleParams p) {
   constexpr int T = Column<S, N>::T;
   // The source tile in shared memory, where it fits: for linear and cubic
   // (H200: bilinear crops 0.27 -> 0.30 of a D2D copy, upscale 0.20 -> 0.23);
@@ -176,8 +180,10 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocks<S>) resample_kerne
     // A copy in registers: read once, not again after every store (the
     // compiler cannot tell that the output does not alias the table).
     const ResampleSample s = p.table != nullptr ? p.table[i] : p.inline_samples[i];
-    // Augmentation reads the colour row where it lies (not a copy in local memory).
-    const augment::SampleColor& color = p.table != nullptr ? p.table[i].color : p.inline_samples[i].color;
+    // The colour row where it lies; the A kernels a copy (the output's stores
+    // would otherwise make the compiler read it again at every pixel).
+    const augment::SampleColor& row = p.table != nullptr ? p.table[i].color : p.inline_samples[i].color;
+    std::conditional_t<A, const augment::SampleColor, const augment::SampleColor&> color = row;
     const float mean = p.gray_sums != nullptr ? augment::mean_of(color, static_cast<long long>(p.gray_sums[i])) : 0.0f;
     long long gray = 0;  // the mean pass: this thread's gray sum of sample i
     const Column<S, N> column(p, s, active ? x : 0);
