@@ -70,10 +70,11 @@ Rect random_resized_window(const Augment& a, Draws& d, std::int64_t width, std::
   }
   const double in_ratio = static_cast<double>(width) / static_cast<double>(height);
   std::int64_t w = width, h = height;
+  // At least one pixel: a 1-pixel-wide image under a ratio of 4 would round to none.
   if (in_ratio < a.ratio[0]) {
-    h = round_even(static_cast<double>(w) / a.ratio[0]);
+    h = std::max<std::int64_t>(1, round_even(static_cast<double>(w) / a.ratio[0]));
   } else if (in_ratio > a.ratio[1]) {
-    w = round_even(static_cast<double>(h) * a.ratio[1]);
+    w = std::max<std::int64_t>(1, round_even(static_cast<double>(h) * a.ratio[1]));
   }
   return Rect{(width - w) / 2, (height - h) / 2, w, h};
 }
