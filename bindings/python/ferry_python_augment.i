@@ -10,20 +10,10 @@
  * (which reads them during the call only), so one description serves threads
  * and loaders at once. Drawn parameters land in a NumPy structured array laid
  * out as ferry_augment_params (augment_params_layout gives its offsets). */
-%rename(Augment) ferry_augment;
-%ignore ferry_augment::scale;
-%ignore ferry_augment::ratio;
-%ignore ferry_augment::brightness;
-%ignore ferry_augment::contrast;
-%ignore ferry_augment::saturation;
-%ignore ferry_augment::hue;
-%ignore ferry_augment::erase_scale;
-%ignore ferry_augment::erase_ratio;
-%ignore ferry_augment::erase_value;
-%ignore ferry_augment::drawn;
-%ignore ferry_augment::drawn_stride;
-%ignore ferry_augment_params;
-%ignore ferry_transform::augment;
+
+/* Augment's constructor and destructor, its hidden fields and
+ * ferry_augment_params_layout: ../ferry_augment_native.i. */
+%include "ferry_augment_native.i"
 
 %define FERRY_PY_AUGMENT_ARRAY(FIELD, SIZE)
   void set_##FIELD(const float* values, size_t count) {
@@ -32,8 +22,6 @@
   float FIELD##_at(int index) const { return ferry_binding::get_fixed($self->FIELD, SIZE, index, "augment." #FIELD); }
 %enddef
 %extend ferry_augment {
-  ferry_augment() { return ferry_binding::new_struct(ferry_augment_init); }
-  ~ferry_augment() { std::free($self); }
   FERRY_PY_AUGMENT_ARRAY(scale, 2)
   FERRY_PY_AUGMENT_ARRAY(ratio, 2)
   FERRY_PY_AUGMENT_ARRAY(brightness, 2)
@@ -107,20 +95,13 @@ void augment_draw(const ferry_augment* augment, unsigned long long step, long lo
   ferry_binding::check(ferry_augment_draw(&at, n, static_cast<const int64_t*>(h), static_cast<const int64_t*>(w),
                                           out_w, out_h, static_cast<ferry_augment_params*>(out), 0));
 }
-/* ferry_augment_params' size and field offsets, for a NumPy dtype of it:
- * (size, crop, flip, grayscale, brightness, contrast, saturation, hue,
- * jitter_order, erased, erase). */
+/* ferry_augment_params' size and field offsets (ferry_augment_params_layout),
+ * for a NumPy dtype of it: (size, crop, flip, grayscale, brightness, contrast,
+ * saturation, hue, jitter_order, erased, erase). */
 PyObject* augment_params_layout() {
-  return Py_BuildValue("(nnnnnnnnnnn)", (Py_ssize_t)sizeof(ferry_augment_params),
-                       (Py_ssize_t)offsetof(ferry_augment_params, crop),
-                       (Py_ssize_t)offsetof(ferry_augment_params, flip),
-                       (Py_ssize_t)offsetof(ferry_augment_params, grayscale),
-                       (Py_ssize_t)offsetof(ferry_augment_params, brightness),
-                       (Py_ssize_t)offsetof(ferry_augment_params, contrast),
-                       (Py_ssize_t)offsetof(ferry_augment_params, saturation),
-                       (Py_ssize_t)offsetof(ferry_augment_params, hue),
-                       (Py_ssize_t)offsetof(ferry_augment_params, jitter_order),
-                       (Py_ssize_t)offsetof(ferry_augment_params, erased),
-                       (Py_ssize_t)offsetof(ferry_augment_params, erase));
+  const size_t* t = ferry_augment_params_layout;
+  return Py_BuildValue("(nnnnnnnnnnn)", (Py_ssize_t)t[0], (Py_ssize_t)t[1], (Py_ssize_t)t[2], (Py_ssize_t)t[3],
+                       (Py_ssize_t)t[4], (Py_ssize_t)t[5], (Py_ssize_t)t[6], (Py_ssize_t)t[7], (Py_ssize_t)t[8],
+                       (Py_ssize_t)t[9], (Py_ssize_t)t[10]);
 }
 %}
