@@ -167,9 +167,11 @@ void check_augment(const Augment& a) {
                a.padding, ": only a FERRY_AUGMENT_CROP_RANDOM crop is padded");
   check_probability(a.flip_x_probability, "flip_x_probability");
   check_probability(a.flip_y_probability, "flip_y_probability");
-  check_range(a.brightness, "brightness", 0.0, inf, false);
-  check_range(a.contrast, "contrast", 0.0, inf, false);
-  check_range(a.saturation, "saturation", 0.0, inf, false);
+  // Factors up to 2^24: a pixel times one stays finite, so no blend meets inf - inf.
+  constexpr double max_factor = 16777216.0;
+  check_range(a.brightness, "brightness", 0.0, max_factor, false);
+  check_range(a.contrast, "contrast", 0.0, max_factor, false);
+  check_range(a.saturation, "saturation", 0.0, max_factor, false);
   check_range(a.hue, "hue", -0.5, 0.5, false);
   check_probability(a.grayscale_probability, "grayscale_probability");
   check_probability(a.erase_probability, "erase_probability");

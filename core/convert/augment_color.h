@@ -36,7 +36,8 @@ constexpr float kMax = 255.0f;
 // The contrast mean's fixed point: a gray value times 2^16, rounded.
 constexpr double kGrayScale = 65536.0;
 
-FERRY_RESIZE_FN float clamp255(float v) { return v < 0.0f ? 0.0f : (v > kMax ? kMax : v); }
+// Into [0, 255]; a NaN (which the factors' bound keeps from arising) reads 0.
+FERRY_RESIZE_FN float clamp255(float v) { return v > 0.0f ? (v < kMax ? v : kMax) : 0.0f; }
 
 FERRY_RESIZE_FN float gray_of(const float* v) {
   using namespace resize;

@@ -94,7 +94,7 @@ typedef struct ferry_augment {
   float flip_x_probability; /* horizontal flip, 0..1 */
   float flip_y_probability; /* vertical flip, 0..1 */
 
-  /* ColorJitter: factor ranges [lo, hi], lo >= 0; {1, 1} (default) is off.
+  /* ColorJitter: factor ranges [lo, hi], 0 <= lo <= hi <= 2^24; {1, 1} (default) is off.
    * torchvision's brightness=0.4 is {0.6, 1.4}. */
   float brightness[2], contrast[2], saturation[2];
   float hue[2];           /* turns, -0.5 <= lo <= hi <= 0.5; {0, 0} (default) is off */
