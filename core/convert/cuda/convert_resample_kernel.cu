@@ -97,6 +97,20 @@ __device__ __forceinline__ void store_pixel(const ResampleParams& p, const Resam
 // operations run, erased pixels get the erase value or noise; the mean pass
 // adds the gray value before contrast to *gray instead of storing. Not
 // inlined: the plain kernels keep their registers.
+// The colour operations, the mean pass's gray value and the erase noise:
+// each compiled once for every kernel. Inlined into the augmented
+// instantiations (with their four unrolled jitter steps and Philox), they
+// made this file's compile time about three times longer per architecture.
+__device__ __noinline__ void colour_pixel(const augment::SampleColor* c, float* v, float mean) {
+  augment::apply(*c, v, mean);
+}
+__device__ __noinline__ long long gray_pixel(const augment::SampleColor* c, float* v) {
+  return augment::gray_before_contrast(*c, v);
+}
+__device__ __noinline__ void noise_pixel(const augment::SampleColor* c, int x, int y, int ow, bool bytes, float* out) {
+  augment::erase_noise(*c, x, y, ow, bytes, out);
+}
+
 template <Sampler S, DType D, int N>
 __device__ __forceinline__ void augmented_pixel(const ResampleParams& p, const ResampleSample& s,
                                                 const augment::SampleColor& color, std::uint8_t* out, bool inside,
@@ -109,16 +123,16 @@ __device__ __forceinline__ void augmented_pixel(const ResampleParams& p, const R
   }
   if (p.mean_pass) {
     if constexpr (N == 3) {
-      if (inside && color.contrast_at >= 0) *gray += augment::gray_before_contrast(color, v);
+      if (inside && color.contrast_at >= 0) *gray += gray_pixel(&color, v);
     }
     return;
   }
   if constexpr (N == 3) {
-    if (inside && (p.augment & kAugmentColor)) augment::apply(color, v, mean);
+    if (inside && (p.augment & kAugmentColor)) colour_pixel(&color, v, mean);
   }
   const bool erased = (p.augment & kAugmentColor) && augment::erases(color, x, y);
   float noise[4];
-  if (erased && color.erase_random) augment::erase_noise(color, x, y, p.ow, D == DType::UInt8, noise);
+  if (erased && color.erase_random) noise_pixel(&color, x, y, p.ow, D == DType::UInt8, noise);
 #pragma unroll
   for (int k = 0; k < N; ++k) {
     E e;
@@ -149,8 +163,8 @@ __device__ __noinline__ void store_augmented(const ResampleParams& p, const Resa
 // at 64, so it gets 2.
 template <Sampler S>
 inline constexpr int kMinBlocks = S == Sampler::Cubic ? 2 : 4;
-// Augmented kernels (A) keep a sample's colour parameters in registers: 3
-// blocks a SM give them 80.
+// Augmented kernels (A): 3 blocks a SM give them 80 registers around the
+// calls of colour_pixel.
 template <Sampler S, bool A>
 inline constexpr int kMinBlocksOf = A && S != Sampler::Cubic ? 3 : kMinBlocks<S>;
 
@@ -180,10 +194,8 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocksOf<S, A>) resample_
     // A copy in registers: read once, not again after every store (the
     // compiler cannot tell that the output does not alias the table).
     const ResampleSample s = p.table != nullptr ? p.table[i] : p.inline_samples[i];
-    // The colour row where it lies; the A kernels a copy (the output's stores
-    // would otherwise make the compiler read it again at every pixel).
-    const augment::SampleColor& row = p.table != nullptr ? p.table[i].color : p.inline_samples[i].color;
-    std::conditional_t<A, const augment::SampleColor, const augment::SampleColor&> color = row;
+    // The colour row where it lies (colour_pixel reads it there).
+    const augment::SampleColor& color = p.table != nullptr ? p.table[i].color : p.inline_samples[i].color;
     const float mean = p.gray_sums != nullptr ? augment::mean_of(color, static_cast<long long>(p.gray_sums[i])) : 0.0f;
     long long gray = 0;  // the mean pass: this thread's gray sum of sample i
     const Column<S, N> column(p, s, active ? x : 0);
