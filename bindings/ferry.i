@@ -87,6 +87,10 @@
 %rename(TensorInfo) ferry_tensor_info;
 %rename(SubmitOptions) ferry_submit_options;
 %rename(Stats) ferry_stats;
+%rename(Dataset) ferry_dataset_s;
+%rename(DatasetOptions) ferry_dataset_options;
+%rename(DatasetInfo) ferry_dataset_info;
+%rename(DatasetPlacement) ferry_dataset_placement;
 
 /* The raw functions are offered as methods below; hide them as functions.
  * Types (ferry_source, ...) are not functions and stay. */
@@ -125,6 +129,21 @@
 %immutable ferry_tensor_info::layout;
 %immutable ferry_tensor_info::ndim;
 %immutable ferry_tensor_info::bytes;
+%immutable ferry_dataset_info::count;
+%immutable ferry_dataset_info::source_count;
+%immutable ferry_dataset_info::h;
+%immutable ferry_dataset_info::w;
+%immutable ferry_dataset_info::c;
+%immutable ferry_dataset_info::layout;
+%immutable ferry_dataset_info::variable_sizes;
+%immutable ferry_dataset_info::bytes;
+%immutable ferry_dataset_info::device_kind;
+%immutable ferry_dataset_info::device_index;
+%immutable ferry_dataset_info::placement;
+%immutable ferry_dataset_info::rank;
+%immutable ferry_dataset_info::world_size;
+%immutable ferry_dataset_info::epoch_size;
+%immutable ferry_dataset_info::upload_seconds;
 
 %include "ferry/common.h"
 %include "ferry/device.h"
@@ -135,6 +154,7 @@
 %include "ferry/transform.h"
 %include "ferry/augment.h"
 %include "ferry/batch.h"
+%include "ferry/dataset.h"
 
 /* ---- module functions ---------------------------------------------------- */
 %inline %{
@@ -188,6 +208,8 @@ FERRY_STRUCT(ferry_output)
 FERRY_STRUCT(ferry_tensor_info)
 FERRY_STRUCT(ferry_submit_options)
 FERRY_STRUCT(ferry_stats)
+FERRY_STRUCT(ferry_dataset_options)
+FERRY_STRUCT(ferry_dataset_info)
 
 %include "ferry_structs.i"
 

@@ -5,15 +5,18 @@
  * called after close() reaches ferry with a destroyed (or, in Java and C#,
  * NULL) handle and raises ferry's FERRY_ERR_INVALID_HANDLE with its message. */
 
-/* A Batch comes only from Context.submit. */
+/* A Batch comes only from Context.submit (or Dataset.gather). */
 %nodefaultctor ferry_batch_s;
 struct ferry_context_s {};
 struct ferry_batch_s {};
+struct ferry_dataset_s {};
 
 %newobject ferry_context_s::submit;
 %newobject ferry_context_s::submit_and_wait_source;
 %newobject ferry_context_s::stats;
 %newobject ferry_batch_s::output;
+%newobject ferry_dataset_s::info;
+%newobject ferry_dataset_s::gather;
 
 /* ---- Context ------------------------------------------------------------- */
 %extend ferry_context_s {
@@ -150,6 +153,51 @@ struct ferry_batch_s {};
   }
 }
 
+/* ---- Dataset (dataset.h) --------------------------------------------------- */
+/* A dataset held in the context's device memory; gathers are Batches.
+ * Each language file maps (const long long* values, size_t count) from its
+ * arrays (indices in) and (long long* out, size_t count) to its arrays
+ * (an epoch's order out). */
+%extend ferry_dataset_s {
+  /* ferry_dataset_create: uploads, returns when done; options NULL: the defaults. */
+  ferry_dataset_s(ferry_context_s* context, const ferry_source* source, const ferry_dataset_options* options = NULL) {
+    ferry_dataset_t dataset = NULL;
+    ferry_binding::check(ferry_dataset_create(&dataset, context, source, options));
+    return dataset;
+  }
+  /* ferry_dataset_destroy: the memory goes back once gathers in flight complete. Never throws. */
+  ~ferry_dataset_s() { (void)ferry_dataset_destroy($self); }
+
+  ferry_dataset_info* info() {
+    ferry_dataset_info* info = ferry_binding::new_struct(ferry_dataset_info_init);
+    ferry_status status = ferry_dataset_get_info(info, $self);
+    if (status != FERRY_OK) std::free(info);
+    ferry_binding::check(status);
+    return info;
+  }
+  /* ferry_dataset_source_index: the source sample dataset sample `index` holds. */
+  long long source_index(long long index) {
+    int64_t out = 0;
+    ferry_binding::check(ferry_dataset_source_index(&out, $self, index));
+    return out;
+  }
+  /* ferry_dataset_epoch: writes info().epoch_size indices into out. */
+  void epoch(long long* out, size_t count, unsigned long long seed, unsigned long long epoch, bool shuffle) {
+    ferry_binding::check(
+        ferry_dataset_epoch(reinterpret_cast<int64_t*>(out), static_cast<int64_t>(count), $self, seed, epoch,
+                            shuffle ? 1 : 0));
+  }
+  /* ferry_dataset_gather: samples values[0 .. count-1] into one Batch; transform,
+   * output and options may be NULL. */
+  ferry_batch_s* gather(const long long* values, size_t count, const ferry_transform* transform = NULL,
+                        const ferry_output* output = NULL, const ferry_submit_options* options = NULL) {
+    ferry_batch_t batch = NULL;
+    ferry_binding::check(ferry_dataset_gather(&batch, $self, reinterpret_cast<const int64_t*>(values),
+                                              static_cast<int64_t>(count), transform, output, options));
+    return batch;
+  }
+}
+
 /* Where each function of the C header is in the bindings (the bindings keep
  * their own names, in each language's convention):
  *   ferry_version / _version_string / _status_string / _last_error   module functions
@@ -167,5 +215,8 @@ struct ferry_batch_s {};
  *   _wait_source / _describe_output / _release                        Batch.wait, query, stream_wait,
  *                                                                     source_reusable, wait_source, output,
  *                                                                     its release
+ *   ferry_dataset_create / _destroy / _get_info / _source_index /
+ *   _epoch / _gather                                                  Dataset(), its release, info,
+ *                                                                     source_index, epoch, gather
  *   ferry_tensor_retain / _describe / _release                        Batch.retain_output_reference, ...
  *                                                                     (ferry_managed.i, python/ferry_python.i) */

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "c_api/api_guard.h"
+#include "c_api/batch_launch.h"
 #include "c_api/handle_table.h"
 #include "c_api/struct_convert.h"
 #include "c_api/struct_io.h"
@@ -13,6 +14,32 @@
 #include "ferry/batch.h"
 
 using namespace ferry;
+
+namespace ferry::api {
+
+ferry_batch_t launch_batch(core::Context& context, std::uint64_t context_id, const core::SourceDesc& source,
+                           const core::Transform& transform, const core::OutputDesc* output,
+                           const ferry_submit_options& c_options, const core::SubmitOptions& options) {
+  core::Stager& stager = context.stager();
+  std::shared_ptr<core::Batch> batch = stager.prepare(source, transform, output, options);
+  std::uint64_t id = 0;
+  try {
+    id = batch_table().insert(batch, context_id);
+  } catch (...) {
+    stager.abandon(batch);
+    throw;
+  }
+  if (c_options.callback != nullptr) {
+    // The C callback gets the batch's handle, known only now, before the work starts.
+    batch->submitted.on_complete = [callback = c_options.callback, user_data = c_options.user_data, id](Status status) {
+      callback(handle_of<ferry_batch_t>(id), to_c(status), user_data);
+    };
+  }
+  stager.launch(batch);
+  return handle_of<ferry_batch_t>(id);
+}
+
+}  // namespace ferry::api
 
 extern "C" {
 
@@ -36,24 +63,8 @@ FERRY_API ferry_status ferry_batch_submit(ferry_batch_t* out, ferry_context_t ct
   const ferry_submit_options c_opts =
       api::read_optional_struct(options, "options", api::c_defaults<ferry_submit_options>());
 
-  core::Stager& stager = context->stager();
-  std::shared_ptr<core::Batch> batch =
-      stager.prepare(src, tr, output != nullptr ? &dst : nullptr, api::to_core(c_opts));
-  std::uint64_t id = 0;
-  try {
-    id = api::batch_table().insert(batch, api::handle_id(ctx));
-  } catch (...) {
-    stager.abandon(batch);
-    throw;
-  }
-  if (c_opts.callback != nullptr) {
-    // The C callback gets the batch's handle, known only now, before the work starts.
-    batch->submitted.on_complete = [callback = c_opts.callback, user_data = c_opts.user_data, id](Status status) {
-      callback(api::handle_of<ferry_batch_t>(id), api::to_c(status), user_data);
-    };
-  }
-  stager.launch(batch);
-  *out = api::handle_of<ferry_batch_t>(id);
+  *out = api::launch_batch(*context, api::handle_id(ctx), src, tr, output != nullptr ? &dst : nullptr, c_opts,
+                           api::to_core(c_opts));
   FERRY_API_END
 }
 

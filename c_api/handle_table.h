@@ -39,10 +39,12 @@
 #include <vector>
 
 #include "core/context.h"
+#include "core/dataset/resident_dataset.h"
 #include "core/error.h"
 #include "core/stage/batch.h"
 #include "ferry/batch.h"
 #include "ferry/context.h"
+#include "ferry/dataset.h"
 
 namespace ferry::api {
 
@@ -258,8 +260,10 @@ class HandleTable {
 // binding may release a handle from a static destructor after ours ran.
 using ContextTable = HandleTable<core::Context>;  // tag 0xC7, kWaitForCalls
 using BatchTable = HandleTable<core::Batch>;      // tag 0xBA, kNeverWait; parent: the context
+using DatasetTable = HandleTable<core::ResidentDataset>;  // tag 0xDA, kNeverWait; parent: the context
 ContextTable& context_table();
 BatchTable& batch_table();
+DatasetTable& dataset_table();
 
 template <typename Handle>
 std::uint64_t handle_id(Handle handle) {
@@ -287,8 +291,16 @@ struct BatchCall {
 };
 BatchCall call_batch(ferry_batch_t batch, const char* argument = "batch");
 
+// A call on a dataset: the dataset and its context, as BatchCall's.
+struct DatasetCall {
+  DatasetTable::Ref dataset;
+  ContextTable::Ref context;
+};
+DatasetCall call_dataset(ferry_dataset_t dataset, const char* argument = "dataset");
+
 // Called by ferry_context_destroy once the context left its table, before it
-// is destroyed: its batches leave theirs, so they answer FERRY_ERR_INVALID_HANDLE.
+// is destroyed: its batches and datasets leave theirs, so they answer
+// FERRY_ERR_INVALID_HANDLE.
 void on_context_destroyed(std::uint64_t context_id) noexcept;
 
 }  // namespace ferry::api

@@ -1,6 +1,7 @@
 #include "c_api/struct_convert.h"
 
 #include "c_api/augment_convert.h"
+#include "c_api/struct_io.h"
 
 #include <algorithm>
 
@@ -10,14 +11,6 @@ namespace {
 template <typename CoreEnum, typename CEnum>
 CoreEnum enum_of(const CEnum& field) noexcept {
   return static_cast<CoreEnum>(enum_field_value(field));
-}
-
-template <typename CStruct>
-CStruct sized() {
-  CStruct c;
-  std::memset(static_cast<void*>(&c), 0, sizeof c);  // padding included: write_struct copies bytes
-  c.struct_size = sizeof c;
-  return c;
 }
 
 // Same field layout, so the per-sample crop array is passed through as is.
@@ -261,6 +254,8 @@ ferry_stats to_c(const core::Stats& d) {
   s.batches_unreleased = d.batches_unreleased;
   s.numa_node = d.numa_node;
   s.numa_cpus = d.numa_cpus;
+  s.resident_bytes = d.resident_bytes;
+  s.resident_datasets = d.resident_datasets;
   return s;
 }
 

@@ -20,6 +20,16 @@ namespace ferry::api {
 // Anything larger than this is taken for garbage, not for a newer header.
 constexpr std::size_t max_struct_size = 1 << 16;
 
+// A C struct of this library's size, every byte zero (padding included:
+// write_struct copies bytes), to fill field by field.
+template <typename CStruct>
+CStruct sized() {
+  CStruct c;
+  std::memset(static_cast<void*>(&c), 0, sizeof c);
+  c.struct_size = sizeof c;
+  return c;
+}
+
 // A released layout's size, or a larger one (a newer header; its tail is checked by the caller).
 // `name` names the struct, e.g. "options" for options->struct_size.
 template <typename T>

@@ -43,6 +43,15 @@ struct stats {
 
 namespace v2 {  // ferry 0.2.0
 
+struct stats {
+  std::size_t struct_size;
+  std::uint64_t gauges_and_counters[29];  // pinned_in_use_bytes .. busy_ns
+  double input_gbps;
+  std::uint64_t batches_unreleased;
+  int numa_node;
+  int numa_cpus;
+};
+
 struct source {
   std::size_t struct_size;
   const void* data;
@@ -105,6 +114,8 @@ static_assert(offsetof(v1::context_options, submit_nonblocking) ==
 static_assert(sizeof(v1::context_options) <= offsetof(ferry_context_options, max_unreleased_batches));
 static_assert(offsetof(v1::stats, input_gbps) == offsetof(ferry_stats, input_gbps));
 static_assert(sizeof(v1::stats) <= offsetof(ferry_stats, batches_unreleased));
+static_assert(offsetof(v2::stats, numa_cpus) == offsetof(ferry_stats, numa_cpus));
+static_assert(sizeof(v2::stats) <= offsetof(ferry_stats, resident_bytes));
 static_assert(offsetof(v2::source, stride_w) == offsetof(ferry_source, stride_w));
 static_assert(sizeof(v2::source) <= offsetof(ferry_source, sample_descs));
 static_assert(offsetof(v3::source, sample_descs) == offsetof(ferry_source, sample_descs));
@@ -125,7 +136,7 @@ struct ReleasedSizes<ferry_context_options> {
 };
 template <>
 struct ReleasedSizes<ferry_stats> {
-  static constexpr std::array<std::size_t, 2> values{sizeof(v1::stats), sizeof(ferry_stats)};
+  static constexpr std::array<std::size_t, 3> values{sizeof(v1::stats), sizeof(v2::stats), sizeof(ferry_stats)};
 };
 
 template <>

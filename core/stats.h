@@ -22,6 +22,7 @@ struct Stats {
   double input_gbps = 0.0;
   std::uint64_t batches_unreleased = 0;
   int numa_node = -1, numa_cpus = 0;
+  std::uint64_t resident_bytes = 0, resident_datasets = 0;
 };
 
 }  // namespace ferry::core

@@ -56,6 +56,13 @@ class DeviceRuntime {
   // caller frees cached blocks and retries); throws ferry::Error on any other failure.
   virtual void* device_malloc(std::size_t bytes) = 0;
   virtual void device_free(void* ptr) noexcept = 0;
+  // The device's free and total memory in bytes, for an out-of-memory
+  // message; false where the runtime cannot tell.
+  virtual bool memory_info(std::size_t* free_bytes, std::size_t* total_bytes) noexcept {
+    (void)free_bytes;
+    (void)total_bytes;
+    return false;
+  }
   // Page-locked host memory, aligned to at least 256 bytes. nullptr when out of memory.
   virtual void* pinned_alloc(std::size_t bytes) = 0;
   virtual void pinned_free(void* ptr, std::size_t bytes) noexcept = 0;

@@ -24,6 +24,7 @@ class HostRuntime : public DeviceRuntime {
   const char* device_method() const noexcept override { return "aligned host memory (CPU backend)"; }
   void* device_malloc(std::size_t bytes) override { return aligned(bytes); }
   void device_free(void* ptr) noexcept override;
+  bool memory_info(std::size_t* free_bytes, std::size_t* total_bytes) noexcept override;  // the host's RAM
   void* pinned_alloc(std::size_t bytes) override { return aligned(bytes); }
   void pinned_free(void* ptr, std::size_t) noexcept override;
   RegisterOutcome host_register(const void*, std::size_t) override { return RegisterOutcome::kRegistered; }

@@ -51,6 +51,13 @@ class CallTimer {
   std::chrono::steady_clock::time_point start_;
 };
 
+// Device memory held by resident datasets (core/dataset/): shared, because a
+// dataset's memory may go back after its context (a gather's batch holds it).
+struct ResidentGauge {
+  std::atomic<std::uint64_t> bytes{0};
+  std::atomic<std::uint64_t> datasets{0};
+};
+
 // The counters of one arena. in_use and high change under the arena's lock;
 // hits and misses are counted in the calling thread's home arena. Readers
 // (snapshots) take no lock.

@@ -86,6 +86,8 @@ void MemorySystem::fill_stats(Stats& out) const {
   out.device_misses = device.misses;
   out.cuda_malloc_calls = backend_->has_streams() ? device.backend_calls : 0;
   out.cuda_malloc_ns = backend_->has_streams() ? device.backend_ns : 0;
+  out.resident_bytes = resident_->bytes.load(std::memory_order_relaxed);
+  out.resident_datasets = resident_->datasets.load(std::memory_order_relaxed);
 }
 
 void MemorySystem::reset_counters() noexcept {

@@ -18,6 +18,7 @@
 
 #include "core/memory/device_cache.h"
 #include "core/memory/host_registry.h"
+#include "core/memory/memory_counters.h"
 #include "core/device/device_runtime.h"
 #include "core/memory/orphan_segments.h"
 #include "core/memory/pinned_pool.h"
@@ -53,6 +54,10 @@ class MemorySystem {
   // Where device blocks held beyond the context's life go when it is destroyed
   // (see orphan_segments.h); shared, so holders may outlive this object.
   const std::shared_ptr<OrphanSegments>& orphans() const noexcept { return orphans_; }
+  // What resident datasets hold (ferry_stats.resident_bytes, resident_datasets).
+  const std::shared_ptr<ResidentGauge>& resident_gauge() const noexcept { return resident_; }
+  // The runtime, for memory freed after the context (a resident dataset's).
+  const std::shared_ptr<DeviceRuntime>& shared_runtime() const noexcept { return backend_; }
 
   // Whether [ptr, ptr + bytes) lies in pinned memory ferry_memory_alloc_host handed out.
   bool is_ferry_pinned(const void* ptr, std::size_t bytes) const { return pinned_->contains(ptr, bytes); }
@@ -73,6 +78,7 @@ class MemorySystem {
   std::unique_ptr<PinnedPool> pinned_;
   std::unique_ptr<HostRegistry> registry_;
   std::unique_ptr<DeviceCache> device_;
+  std::shared_ptr<ResidentGauge> resident_ = std::make_shared<ResidentGauge>();
 };
 
 }  // namespace ferry::core

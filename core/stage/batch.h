@@ -56,6 +56,7 @@ enum class BatchRoute {
   kConvertOnHost,  // CPU backend: converted straight from the caller's source
   kDirect,         // pinned or registered source: copied by DMA, no host copy
   kStaged,         // pageable source: gathered into the pinned ring, then copied
+  kResident,       // source already in device memory (a resident dataset's gather): converted, no copy
 };
 
 // How far a batch's work has come; it only ever moves forward.
@@ -194,6 +195,10 @@ class Batch : public std::enable_shared_from_this<Batch> {
   EventHandle done_event_ = nullptr;
   bool owns_done_event_ = false;  // from the event pool; else it is the single chunk's own end event
   std::vector<StreamHandle> consumers_;  // streams made to wait for the output
+  // A resident source's owner (SubmitOptions::resident_source), held until
+  // the first observer of the batch's completion lets it go (once, like the
+  // source's unpinning: Stager::observe_completion).
+  std::shared_ptr<const void> resident_source_;
 
   bool give_back_if(bool give_back, std::unique_lock<std::mutex>& lock) {
     if (give_back) wait_for_event_users(lock);

@@ -124,6 +124,7 @@ class Stager {
   void free_batch_table(Batch& batch) noexcept;
   void run(Batch& batch);  // every chunk, then the join; errors fail the batch
   void run_chunk(Batch& batch, ChunkWork& work);
+  void run_resident_chunk(Batch& batch, ChunkWork& work);
   void gather_chunk(Batch& batch, const Chunk& chunk, std::uint8_t* dst);
   void copy_chunk_direct(Batch& batch, const Chunk& chunk, void* dst, StreamHandle stream);
   void join(Batch& batch);  // after run: done event, hand-off, to the completion thread

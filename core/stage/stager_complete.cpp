@@ -72,6 +72,7 @@ void Stager::abandon(const std::shared_ptr<Batch>& batch) noexcept {
 void Stager::observe_completion(Batch& b, bool failed) noexcept {
   if (!b.first_to_observe_completion()) return;
   unpin_source(b);
+  b.resident_source_.reset();  // the kernel that read it has completed (or none was queued)
   if (b.submitted.launched) count_outcome(b, failed);
   gate_.leave();  // every prepared batch holds a place in flight
 }

@@ -101,6 +101,8 @@ bool Stager::source_reusable(Batch& b) {
       return b.reached_locked(BatchStage::kEnqueued) && !b.error_;  // converted: nothing reads the source any more
     case BatchRoute::kStaged:
       return b.reached_locked(BatchStage::kGathered);
+    case BatchRoute::kResident:
+      return true;  // ferry's own memory: the caller's source was never read
     case BatchRoute::kDirect:
       break;
   }
@@ -120,6 +122,8 @@ void Stager::wait_source(Batch& b) {
   } else if (b.submitted.route == BatchRoute::kConvertOnHost) {
     b.wait_locked(lock, BatchStage::kEnqueued);
     if (!b.error_) return;
+  } else if (b.submitted.route == BatchRoute::kResident) {
+    return;  // no caller's source was read
   } else if (b.submitted.route == BatchRoute::kDirect) {
     b.wait_locked(lock, BatchStage::kEnqueued);
     if (!b.error_ && b.stage_locked() == BatchStage::kEnqueued) {

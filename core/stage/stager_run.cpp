@@ -22,6 +22,18 @@ std::uint64_t ns_since(Clock::time_point start) {
 // 256 KiB: a 12.8 MB chunk is 50 pieces, so 8 threads end within a piece of each other.
 constexpr std::uint64_t kGatherPieceBytes = std::uint64_t{256} << 10;
 
+// The converter reads a view's samples 0 .. count-1 as global first ..
+// first+count-1: the caller's view from sample `first` on.
+SourceView view_from(SourceView view, std::int64_t first) {
+  if (view.samples != nullptr) {
+    view.samples += first;
+    if (view.sample_geometry != nullptr) view.sample_geometry += first;
+  } else {
+    view.base += first * view.strides.n;
+  }
+  return view;
+}
+
 }  // namespace
 
 void Stager::run(Batch& b) {
@@ -46,17 +58,14 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
   if (b.submitted.route == BatchRoute::kConvertOnHost) {
     NvtxRange range("ferry convert");
     const auto start = Clock::now();
-    // The converter reads the view's samples 0 .. count-1 as global first .. first+count-1.
-    SourceView view = b.submitted.view;
-    if (view.samples != nullptr) {
-      view.samples += c.first;
-      if (view.sample_geometry != nullptr) view.sample_geometry += c.first;
-    } else {
-      view.base += c.first * view.strides.n;
-    }
-    converter_.convert(b.submitted.plan, view, c.first, c.count, b.submitted.output, nullptr);
+    converter_.convert(b.submitted.plan, view_from(b.submitted.view, c.first), c.first, c.count, b.submitted.output,
+                       nullptr);
     counters_.convert_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
     work.queued = true;
+    return;
+  }
+  if (b.submitted.route == BatchRoute::kResident) {
+    run_resident_chunk(b, work);
     return;
   }
   void* slot = nullptr;  // the chunk's staging buffer
@@ -146,6 +155,32 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
     }
     throw;
   }
+}
+
+// The source is in device memory already (a resident dataset): the
+// conversion alone, on the chunk's stream, timed from its start.
+void Stager::run_resident_chunk(Batch& b, ChunkWork& work) {
+  const Chunk& c = work.chunk;
+  const StreamHandle s = work.stream;
+  NvtxRange range("ferry gather");
+  work.start = memory_.timing_event_pool().acquire();
+  work.copied = memory_.timing_event_pool().acquire();
+  work.done = memory_.timing_event_pool().acquire();
+  if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
+    runtime_.stream_wait(s, b.entry_event_);
+  if (b.table_event_ != nullptr && work.stream_index != b.submitted.home_index)
+    runtime_.stream_wait(s, b.table_event_);
+  runtime_.event_record(work.start, s);
+  runtime_.event_record(work.copied, s);  // nothing to copy: the statistics' h2d time is 0
+  try {
+    converter_.convert(b.submitted.plan, view_from(b.submitted.view, c.first), c.first, c.count, b.submitted.output, s, b.batch_table_);
+  } catch (...) {
+    runtime_.event_record(work.done, s);  // what was queued is waited for before the memory goes back
+    work.queued = true;
+    throw;
+  }
+  runtime_.event_record(work.done, s);
+  work.queued = true;
 }
 
 void Stager::gather_chunk(Batch& b, const Chunk& c, std::uint8_t* dst) {

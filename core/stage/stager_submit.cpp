@@ -1,6 +1,7 @@
 // Stager's submit phase: validate, route, plan, allocate (prepare), then
 // start the work (launch).
 #include <algorithm>
+#include <limits>
 
 #include "core/checked_math.h"
 #include "core/enum_field.h"
@@ -92,7 +93,12 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
                                  : "the context was created with submit_nonblocking");
   GatePlace place(gate_);
   DeviceScope scope(runtime_);
-  classify(b, options.source_policy);
+  if (options.resident_source != nullptr) {
+    b.resident_source_ = options.resident_source;
+    b.submitted.route = parts_.convert_on_host ? BatchRoute::kConvertOnHost : BatchRoute::kResident;
+  } else {
+    classify(b, options.source_policy);
+  }
   try {
     plan_streams(b, options.chunk_bytes);
     allocate_output(b, output);
@@ -164,6 +170,8 @@ void Stager::plan_streams(Batch& b, std::uint64_t chunk_option) {
                                                  b.submitted.route == BatchRoute::kDirect, parts_.kind == DeviceKind::Cuda);
   // Staged chunks are double-buffered at least: the ring holds two of them.
   if (b.submitted.route == BatchRoute::kStaged) chunk_bytes = std::min(chunk_bytes, ring_->max_bytes() / 2);
+  // A resident source is converted in one piece: nothing to overlap with.
+  if (b.submitted.route == BatchRoute::kResident) chunk_bytes = std::numeric_limits<std::uint64_t>::max();
   const std::vector<Chunk> chunks = b.submitted.plan.variable_sizes()
                                         ? plan_chunks_by_offsets(b.submitted.sample_offsets, chunk_bytes)
                                         : plan_chunks(b.submitted.plan.n, b.submitted.layout.packed_bytes, chunk_bytes);
@@ -237,8 +245,11 @@ void Stager::launch(const std::shared_ptr<Batch>& batch) noexcept {
   Batch& b = *batch;
   b.submitted.launched = true;
   counters_.batches_submitted.fetch_add(1, std::memory_order_relaxed);
-  counters_.input_bytes.fetch_add(b.submitted.input_bytes, std::memory_order_relaxed);
-  if (b.submitted.route == BatchRoute::kDirect || b.submitted.short_path) {
+  // input_bytes counts what crossed the bus: a resident gather moves nothing.
+  if (b.resident_source_ == nullptr)
+    counters_.input_bytes.fetch_add(b.submitted.input_bytes, std::memory_order_relaxed);
+  if (b.submitted.route == BatchRoute::kDirect || b.submitted.route == BatchRoute::kResident ||
+      b.submitted.short_path) {
     run(b);  // no hand-off: queuing DMA from pinned memory, or a small copy, is faster here
     return;
   }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "core/device/device_runtime.h"
 #include "core/status.h"
@@ -24,6 +25,11 @@ struct SubmitOptions {
   // Runs once on the completion thread with the batch's outcome, after the
   // output is ready (not for a batch that never started). Must not block on ferry.
   std::function<void(Status)> on_complete;
+  // Set for a source already in the context's memory (a resident dataset's
+  // gather, core/dataset/): nothing is copied, the batch is one conversion,
+  // and this owner of the source's memory is held until the batch's
+  // resources are given back. source_policy and chunk_bytes do not apply.
+  std::shared_ptr<const void> resident_source;
 };
 
 }  // namespace ferry::core

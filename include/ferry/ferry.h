@@ -12,5 +12,6 @@
 #include "ferry/augment.h"
 #include "ferry/batch.h"
 #include "ferry/tensor.h"
+#include "ferry/dataset.h"
 
 #endif /* FERRY_FERRY_H */

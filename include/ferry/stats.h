@@ -45,6 +45,11 @@ typedef struct ferry_stats {
    * the node's CPUs). */
   int numa_node;
   int numa_cpus;
+  /* --- 0.3 --- */
+  /* Memory held by resident datasets (ferry/dataset.h) and how many there are:
+   * device memory, or host memory on the CPU backend. A gauge: not reset. */
+  uint64_t resident_bytes;
+  uint64_t resident_datasets;
 } ferry_stats;
 
 FERRY_API ferry_status ferry_stats_init(ferry_stats* out, size_t struct_size);

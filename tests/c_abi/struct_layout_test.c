@@ -59,7 +59,7 @@ FIELD(ferry_context_options, max_unreleased_batches, 104, 8);
 FIELD(ferry_context_options, pinned_method, 112, 4);
 
 /* stats.h */
-STRUCT(ferry_stats, 264, 8);
+STRUCT(ferry_stats, 280, 8);
 FIELD(ferry_stats, struct_size, 0, 8);
 FIELD(ferry_stats, pinned_in_use_bytes, 8, 8);
 FIELD(ferry_stats, pinned_cached_bytes, 16, 8);
@@ -94,6 +94,8 @@ FIELD(ferry_stats, input_gbps, 240, 8);
 FIELD(ferry_stats, batches_unreleased, 248, 8);
 FIELD(ferry_stats, numa_node, 256, 4);
 FIELD(ferry_stats, numa_cpus, 260, 4);
+FIELD(ferry_stats, resident_bytes, 264, 8);
+FIELD(ferry_stats, resident_datasets, 272, 8);
 
 /* transform.h */
 STRUCT(ferry_sample_desc, 56, 8);
@@ -237,6 +239,29 @@ FIELD(ferry_submit_options, chunk_bytes, 32, 8);
 FIELD(ferry_submit_options, callback, 40, 8);
 FIELD(ferry_submit_options, user_data, 48, 8);
 
+/* dataset.h */
+STRUCT(ferry_dataset_options, 40, 8);
+FIELD(ferry_dataset_options, struct_size, 0, 8);
+FIELD(ferry_dataset_options, placement, 8, 4);
+FIELD(ferry_dataset_options, rank, 12, 4);
+FIELD(ferry_dataset_options, world_size, 16, 4);
+FIELD(ferry_dataset_options, part_bytes, 24, 8);
+FIELD(ferry_dataset_options, source_policy, 32, 4);
+STRUCT(ferry_dataset_info, 104, 8);
+FIELD(ferry_dataset_info, count, 8, 8);
+FIELD(ferry_dataset_info, source_count, 16, 8);
+FIELD(ferry_dataset_info, h, 24, 8);
+FIELD(ferry_dataset_info, layout, 48, 4);
+FIELD(ferry_dataset_info, variable_sizes, 52, 4);
+FIELD(ferry_dataset_info, bytes, 56, 8);
+FIELD(ferry_dataset_info, device_kind, 64, 4);
+FIELD(ferry_dataset_info, device_index, 68, 4);
+FIELD(ferry_dataset_info, placement, 72, 4);
+FIELD(ferry_dataset_info, rank, 76, 4);
+FIELD(ferry_dataset_info, world_size, 80, 4);
+FIELD(ferry_dataset_info, epoch_size, 88, 8);
+FIELD(ferry_dataset_info, upload_seconds, 96, 8);
+
 #endif
 
 int main(void) {
@@ -248,3 +273,4 @@ int main(void) {
   return 77;
 #endif
 }
+

@@ -26,7 +26,10 @@ TEST(StructVersions, LayoutsAreFrozen) {
   EXPECT_OFFSET(ferry_context_options, max_unreleased_batches, 104);
   EXPECT_OFFSET(ferry_context_options, pinned_method, 112);
   EXPECT_EQ(sizeof(ferry::api::v1::stats), 248u);
-  EXPECT_EQ(sizeof(ferry_stats), 264u);
+  EXPECT_EQ(sizeof(ferry::api::v2::stats), 264u);
+  EXPECT_EQ(sizeof(ferry_stats), 280u);
+  EXPECT_OFFSET(ferry_stats, resident_bytes, 264);
+  EXPECT_OFFSET(ferry_stats, resident_datasets, 272);
   EXPECT_OFFSET(ferry_stats, input_gbps, 240);
   EXPECT_OFFSET(ferry_stats, batches_unreleased, 248);
   EXPECT_OFFSET(ferry_stats, numa_node, 256);
@@ -51,6 +54,10 @@ TEST(StructVersions, LayoutsAreFrozen) {
   EXPECT_EQ(sizeof(ferry_output), 56u);
   EXPECT_EQ(sizeof(ferry_tensor_info), 112u);
   EXPECT_EQ(sizeof(ferry_device_properties), ReleasedSizes<ferry_device_properties>::values.back());
+  EXPECT_EQ(sizeof(ferry_stats), ReleasedSizes<ferry_stats>::values.back());
+  EXPECT_EQ(sizeof(ferry_dataset_options), 40u);
+  EXPECT_EQ(sizeof(ferry_dataset_info), 104u);
+  EXPECT_OFFSET(ferry_dataset_info, upload_seconds, 96);
 }
 
 // The reproducer of the torn pointer: a size ending inside `callback` or

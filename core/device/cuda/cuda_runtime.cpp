@@ -69,6 +69,15 @@ class CudaRuntime final : public DeviceRuntime {
     FERRY_CUDA_TRY(err);
     return p;
   }
+  bool memory_info(std::size_t* free_bytes, std::size_t* total_bytes) noexcept override {
+    int previous = device_;
+    if (cudaGetDevice(&previous) != cudaSuccess) return false;
+    if (previous != device_ && cudaSetDevice(device_) != cudaSuccess) return false;
+    const bool ok = cudaMemGetInfo(free_bytes, total_bytes) == cudaSuccess;
+    if (previous != device_) (void)cudaSetDevice(previous);
+    if (!ok) (void)cudaGetLastError();
+    return ok;
+  }
   void device_free(void* ptr) noexcept override {
     // noexcept: a device that cannot be made current is reported by the free itself.
     int previous = device_;
