@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # CI job: each libFuzzer target (tests/fuzz) for a bounded time, from the seed
 # corpus, with ASan + UBSan (clang). A finding fails the run and prints the input
-# (base64) and how to replay it. FERRY_FUZZ_SECONDS per target (default 90).
+# (base64) and how to replay it. FERRY_FUZZ_SECONDS per target (default 70).
 source "$(dirname "$0")/lib.sh"
 ci_apt clang libclang-rt-14-dev
 build=build-ci-fuzz
-seconds="${FERRY_FUZZ_SECONDS:-90}"
+seconds="${FERRY_FUZZ_SECONDS:-70}"
 ci_step "fuzz: configure and build ($build)"
 cmake -S . -B "$build" "${ci_cpu_flags[@]}" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
   -DFERRY_FUZZ=ON -DFERRY_BUILD_EXAMPLES=OFF >/dev/null
-cmake --build "$build" -j"$ci_jobs" --target ferry_fuzz_convert ferry_fuzz_memory ferry_fuzz_frames ferry_fuzz_augment
+cmake --build "$build" -j"$ci_jobs" --target ferry_fuzz_convert ferry_fuzz_memory ferry_fuzz_frames ferry_fuzz_augment ferry_fuzz_dataset
 export ASAN_OPTIONS=allocator_may_return_null=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 status=0
-for target in convert memory frames augment; do
+for target in convert memory frames augment dataset; do
   work="$build/fuzz-$target"
   rm -rf "$work" && mkdir -p "$work/corpus" "$work/artifacts"
   cp tests/fuzz/corpus/"$target"/* "$work/corpus/"

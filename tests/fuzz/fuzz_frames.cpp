@@ -21,20 +21,6 @@ using namespace ferry::fuzz;
 
 namespace {
 
-ferry_context_t shared_context() {
-  static ferry_context_t ctx = [] {
-    ferry_context_options o;
-    ferry_context_options_init(&o, sizeof o);
-    o.device_kind = FERRY_DEVICE_CPU;
-    o.cpu_threads = 1;
-    o.staging_threads = 1;
-    ferry_context_t c = nullptr;
-    if (ferry_context_create(&c, &o) != FERRY_OK) fail("ferry_context_create failed:", ferry_last_error());
-    return c;
-  }();
-  return ctx;
-}
-
 template <typename E>
 void set_enum(E& field, int v) {
   std::memcpy(&field, &v, sizeof v);

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <limits>
 
+#include "ferry/ferry.h"
+
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define FERRY_FUZZ_ASAN 1
@@ -46,6 +48,10 @@ namespace ferry::fuzz {
   } while (0)
 #define FERRY_FUZZ_STR2(x) #x
 #define FERRY_FUZZ_STR(x) FERRY_FUZZ_STR2(x)
+
+// One CPU-backend context (one CPU thread, one staging thread) for every
+// input of a target: creating one per input would dominate the run.
+ferry_context_t shared_context();
 
 // Plain loops over buffers, compiled without the fuzzer's coverage
 // instrumentation (fuzz_support.cpp): they check, they do not steer.

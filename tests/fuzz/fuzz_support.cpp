@@ -19,6 +19,20 @@ extern "C" __attribute__((visibility("default"))) const char* __asan_default_opt
 
 namespace ferry::fuzz {
 
+ferry_context_t shared_context() {
+  static ferry_context_t ctx = [] {
+    ferry_context_options o;
+    ferry_context_options_init(&o, sizeof o);
+    o.device_kind = FERRY_DEVICE_CPU;
+    o.cpu_threads = 1;
+    o.staging_threads = 1;
+    ferry_context_t c = nullptr;
+    if (ferry_context_create(&c, &o) != FERRY_OK) fail("ferry_context_create failed:", ferry_last_error());
+    return c;
+  }();
+  return ctx;
+}
+
 std::size_t first_not(const std::uint8_t* p, std::size_t n, std::uint8_t v) {
   for (std::size_t i = 0; i < n; ++i)
     if (p[i] != v) return i;
