@@ -86,6 +86,10 @@ void check_augment_fields(ConvertPlan& plan, const Transform& t) {
                "transform.pad_outside windows reach outside the image: not with augment; use augment.crop "
                "FERRY_AUGMENT_CROP_RANDOM with padding");
   plan.zero_outside = a.crop == AugmentCrop::Random || a.crop == AugmentCrop::Center;
+  // Those crops are the output's size: every axis unscaled, every tap exact.
+  // Nearest reads one tap where linear would read four with weights 1 and 0
+  // (the same values: a uint8 times 0 adds nothing).
+  if (plan.zero_outside) plan.interpolation = Interpolation::Nearest;
   const bool per_pixel = colours || a.erase_probability > 0.0f;
   if (!plan.resize && (per_pixel || a.crop != AugmentCrop::None)) {
     // Colour on an unresized window: the resample path at scale 1 (every tap exact).
