@@ -25,26 +25,12 @@ around whole batches with the device synchronized, warm-up first, median of
   PYTHONPATH=build/bindings/python python3 bench/python/augment_bench.py [--n 256] [--iters 10] [--repeats 3]
 """
 import argparse
-import statistics
 import sys
-import time
+
+from bench_timing import timed
 
 MEAN = (0.485, 0.456, 0.406)
 STD = (0.229, 0.224, 0.225)
-
-
-def timed(torch, fn, iters, repeats):
-    """Seconds per call of fn, the device synchronized around each run of iters calls; median of repeats."""
-    fn()
-    torch.cuda.synchronize()
-    runs = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        torch.cuda.synchronize()
-        runs.append((time.perf_counter() - start) / iters)
-    return statistics.median(runs)
 
 
 def main():

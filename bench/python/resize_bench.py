@@ -26,9 +26,9 @@ import argparse
 import concurrent.futures
 import math
 import os
-import statistics
 import sys
-import time
+
+from bench_timing import timed
 
 MEAN = (0.485, 0.456, 0.406)
 STD = (0.229, 0.224, 0.225)
@@ -49,20 +49,6 @@ def draw_batch(np, n, seed):
         windows.append((x, y, cw, ch))
         flips.append(int(rng.integers(0, 2)))
     return images, windows, flips
-
-
-def timed(torch, fn, iters, repeats):
-    """Seconds per call of fn, the device synchronized around each run of iters calls; median of repeats."""
-    fn()
-    torch.cuda.synchronize()
-    runs = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        torch.cuda.synchronize()
-        runs.append((time.perf_counter() - start) / iters)
-    return statistics.median(runs)
 
 
 def main():
