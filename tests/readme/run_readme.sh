@@ -12,8 +12,9 @@
 #   python   saves the Python quick start as quickstart.py and runs its sh block
 #            (from the build tree) with PYTHON (default: the build's) as python3; then
 #            the prefetching loader's block, saved as loader.py, the Resize block as
-#            resize.py, the Camera and video frames block as frames.py and the Random
-#            augmentation block as augment.py, run the same way
+#            resize.py, the Camera and video frames block as frames.py, the Random
+#            augmentation block as augment.py and the Datasets on the GPU block as
+#            dataset.py, run the same way
 #   java     install, QuickStart.java, its sh block (javac and java from $PREFIX)
 #   csharp   install, QuickStart.cs, its sh block (mcs and mono from $PREFIX);
 #            then the copied layout the README names: Ferry.dll,
@@ -109,6 +110,7 @@ blocks)
       "python|Resize") why="run by readme.python (saved as resize.py, run like the quick start)";;
       "python|Camera and video frames") why="run by readme.python (saved as frames.py, run like the quick start)";;
       "python|Random augmentation") why="run by readme.python (saved as augment.py, run like the quick start)";;
+      "python|Datasets on the GPU") why="run by readme.python (saved as dataset.py, run like the quick start)";;
       "java|Java quick start"|"sh|Java quick start") why="run by readme.java";;
       "csharp|C# quick start (Mono, .NET, Unity)"|"sh|C# quick start (Mono, .NET, Unity)") why="run by readme.csharp";;
       *) why="";;
@@ -138,22 +140,14 @@ python)
   done
   save "$section" python quickstart.py
   run_section "$section"
-  # The loader's block, run the way the quick start's sh block runs quickstart.py.
-  save "Python prefetching loader" python loader.py
-  (cd "$work" && env -u LD_LIBRARY_PATH -u MONO_PATH -u CLASSPATH PATH="$work/bin:$PATH" \
-     PYTHONPATH=build/bindings/python python3 loader.py)
-  # The resize block, the same way.
-  save "Resize" python resize.py
-  (cd "$work" && env -u LD_LIBRARY_PATH -u MONO_PATH -u CLASSPATH PATH="$work/bin:$PATH" \
-     PYTHONPATH=build/bindings/python python3 resize.py)
-  # The frames block, the same way.
-  save "Camera and video frames" python frames.py
-  (cd "$work" && env -u LD_LIBRARY_PATH -u MONO_PATH -u CLASSPATH PATH="$work/bin:$PATH" \
-     PYTHONPATH=build/bindings/python python3 frames.py)
-  # The augmentation block, the same way.
-  save "Random augmentation" python augment.py
-  (cd "$work" && env -u LD_LIBRARY_PATH -u MONO_PATH -u CLASSPATH PATH="$work/bin:$PATH" \
-     PYTHONPATH=build/bindings/python python3 augment.py);;
+  # The other Python sections' blocks, each saved and run the way the quick start's sh block
+  # runs quickstart.py.
+  for pair in "Python prefetching loader:loader.py" "Resize:resize.py" "Camera and video frames:frames.py" \
+              "Random augmentation:augment.py" "Datasets on the GPU:dataset.py"; do
+    save "${pair%%:*}" python "${pair##*:}"
+    (cd "$work" && env -u LD_LIBRARY_PATH -u MONO_PATH -u CLASSPATH PATH="$work/bin:$PATH" \
+       PYTHONPATH=build/bindings/python python3 "${pair##*:}")
+  done;;
 java)
   from_install bindings/java/ferry.jar Java "Java quick start" java QuickStart.java;;
 csharp)
