@@ -17,6 +17,7 @@ struct ferry_dataset_s {};
 %newobject ferry_batch_s::output;
 %newobject ferry_dataset_s::info;
 %newobject ferry_dataset_s::gather;
+%newobject ferry_dataset_s::gather_device;
 
 /* ---- Context ------------------------------------------------------------- */
 %extend ferry_context_s {
@@ -196,6 +197,15 @@ struct ferry_dataset_s {};
                                               static_cast<int64_t>(count), transform, output, options));
     return batch;
   }
+  /* ferry_dataset_gather_device: `count` int64 indices at `indices` (an address in the
+   * context's memory: a device tensor's data pointer), read when the gather runs. */
+  ferry_batch_s* gather_device(void* indices, size_t count, const ferry_transform* transform = NULL,
+                               const ferry_output* output = NULL, const ferry_submit_options* options = NULL) {
+    ferry_batch_t batch = NULL;
+    ferry_binding::check(ferry_dataset_gather_device(&batch, $self, static_cast<const int64_t*>(indices),
+                                                     static_cast<int64_t>(count), transform, output, options));
+    return batch;
+  }
 }
 
 /* Where each function of the C header is in the bindings (the bindings keep
@@ -216,7 +226,8 @@ struct ferry_dataset_s {};
  *                                                                     source_reusable, wait_source, output,
  *                                                                     its release
  *   ferry_dataset_create / _destroy / _get_info / _source_index /
- *   _epoch / _gather                                                  Dataset(), its release, info,
- *                                                                     source_index, epoch, gather
+ *   _epoch / _gather / _gather_device                                 Dataset(), its release, info,
+ *                                                                     source_index, epoch, gather,
+ *                                                                     gather_device
  *   ferry_tensor_retain / _describe / _release                        Batch.retain_output_reference, ...
  *                                                                     (ferry_managed.i, python/ferry_python.i) */

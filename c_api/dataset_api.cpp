@@ -71,6 +71,34 @@ ferry_dataset_info info_of(const core::ResidentDataset& d, const core::Context& 
   return i;
 }
 
+// Both gathers: the indices in host memory (checked here), or in the
+// context's memory (in_memory: read by the device, clamped).
+void gather(ferry_batch_t* out, ferry_dataset_t dataset, const int64_t* indices, int64_t n,
+            const ferry_transform* transform, const ferry_output* output, const ferry_submit_options* options,
+            bool in_memory) {
+  require(out, "out");
+  require(indices, "indices");
+  DatasetCall call = call_dataset(dataset);
+  const core::Transform tr = to_core(read_optional_struct(transform, "transform", c_defaults<ferry_transform>()));
+  core::OutputDesc dst;
+  if (output != nullptr) dst = to_core(read_struct(output, "output", c_defaults<ferry_output>()));
+  const ferry_submit_options c_opts = read_optional_struct(options, "options", c_defaults<ferry_submit_options>());
+  FERRY_EXPECT(enum_field_value(c_opts.source_policy) == 0, Status::InvalidArgument, "options->source_policy is ",
+               enum_field_value(c_opts.source_policy), ": a gather has no host source; leave it FERRY_SOURCE_AUTO (0)");
+  FERRY_EXPECT(c_opts.chunk_bytes == 0, Status::InvalidArgument, "options->chunk_bytes is ", c_opts.chunk_bytes,
+               ": a gather is one conversion, not cut in chunks; leave it 0");
+  core::ResidentDataset::Gather gather;
+  core::SubmitOptions submit = to_core(c_opts);
+  if (in_memory) {
+    call.dataset->gather_source_in_memory(indices, n, call.context->is_cuda(), gather, submit.device_indices);
+  } else {
+    call.dataset->gather_source(indices, n, gather);
+  }
+  submit.resident_source = call.dataset->storage_owner();
+  *out = launch_batch(*call.context, call.dataset.parent(), gather.source, tr, output != nullptr ? &dst : nullptr,
+                      c_opts, submit);
+}
+
 }  // namespace
 }  // namespace ferry::api
 
@@ -139,26 +167,16 @@ FERRY_API ferry_status ferry_dataset_gather(ferry_batch_t* out, ferry_dataset_t 
                                             int64_t n, const ferry_transform* transform, const ferry_output* output,
                                             const ferry_submit_options* options) {
   FERRY_API_BEGIN
-  api::require(out, "out");
-  api::require(indices, "indices");
-  api::DatasetCall call = api::call_dataset(dataset);
-  const core::Transform tr =
-      api::to_core(api::read_optional_struct(transform, "transform", api::c_defaults<ferry_transform>()));
-  core::OutputDesc dst;
-  if (output != nullptr) dst = api::to_core(api::read_struct(output, "output", api::c_defaults<ferry_output>()));
-  const ferry_submit_options c_opts =
-      api::read_optional_struct(options, "options", api::c_defaults<ferry_submit_options>());
-  FERRY_EXPECT(api::enum_field_value(c_opts.source_policy) == 0, Status::InvalidArgument,
-               "options->source_policy is ", api::enum_field_value(c_opts.source_policy),
-               ": a gather has no host source; leave it FERRY_SOURCE_AUTO (0)");
-  FERRY_EXPECT(c_opts.chunk_bytes == 0, Status::InvalidArgument, "options->chunk_bytes is ", c_opts.chunk_bytes,
-               ": a gather is one conversion, not cut in chunks; leave it 0");
-  core::ResidentDataset::Gather gather;
-  call.dataset->gather_source(indices, n, gather);
-  core::SubmitOptions submit = api::to_core(c_opts);
-  submit.resident_source = call.dataset->storage_owner();
-  *out = api::launch_batch(*call.context, call.dataset.parent(), gather.source, tr, output != nullptr ? &dst : nullptr,
-                           c_opts, submit);
+  api::gather(out, dataset, indices, n, transform, output, options, false);
+  FERRY_API_END
+}
+
+FERRY_API ferry_status ferry_dataset_gather_device(ferry_batch_t* out, ferry_dataset_t dataset,
+                                                   const int64_t* indices, int64_t n,
+                                                   const ferry_transform* transform, const ferry_output* output,
+                                                   const ferry_submit_options* options) {
+  FERRY_API_BEGIN
+  api::gather(out, dataset, indices, n, transform, output, options, true);
   FERRY_API_END
 }
 

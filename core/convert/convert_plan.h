@@ -47,6 +47,17 @@ struct SourceView {
   // sample_geometry[i] (the plan's sample_sources from the chunk's first
   // sample on); NULL for one size.
   const SampleSource* sample_geometry = nullptr;
+  // A resident dataset's gather by indices in device memory (one size only):
+  // `samples` holds stand-ins of the right alignment, and the CUDA converter
+  // writes sample i's pointer, base + clamp(indices[i], 0, count - 1) *
+  // sample_bytes, into its device table before the kernel reads it. The CPU
+  // never sees one (there the indices are host memory, read as pointers).
+  struct DeviceIndices {
+    const std::int64_t* indices = nullptr;  // local sample i's at indices[i]
+    const std::uint8_t* base = nullptr;
+    std::uint64_t sample_bytes = 0;
+    std::int64_t count = 0;
+  } device_indices;
 
   Strides4 strides_of(std::int64_t i) const noexcept {
     return sample_geometry != nullptr ? sample_geometry[i].strides : strides;

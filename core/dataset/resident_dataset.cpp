@@ -277,4 +277,31 @@ void ResidentDataset::gather_source(const std::int64_t* indices, std::int64_t n,
   s.w = w_;
 }
 
+void ResidentDataset::gather_source_in_memory(const std::int64_t* indices, std::int64_t n, bool on_device,
+                                              Gather& out, SourceView::DeviceIndices& device) const {
+  FERRY_EXPECT(!variable_sizes(), Status::Unsupported,
+               "the dataset holds samples of different sizes: a gather by indices in device memory needs one size "
+               "(each sample's geometry is planned on the host); gather by host indices (ferry_dataset_gather)");
+  FERRY_EXPECT(n > 0, Status::InvalidArgument, "n is ", n, ": a gather needs at least one index");
+  if (!on_device) {
+    std::vector<std::int64_t> clamped(indices, indices + n);
+    for (std::int64_t& k : clamped) k = std::clamp<std::int64_t>(k, 0, count() - 1);
+    gather_source(clamped.data(), n, out);
+    return;
+  }
+  // Stand-ins base and base + sample_bytes: the worst alignment any sample has
+  // (the kernel choice looks at it); the device writes the real pointers.
+  out.samples.resize(static_cast<std::size_t>(n));
+  std::uint8_t* const base = storage_->data();
+  for (std::int64_t i = 0; i < n; ++i)
+    out.samples[static_cast<std::size_t>(i)] = base + (count() > 1 && (i & 1) != 0 ? sample_bytes_ : 0);
+  SourceDesc& s = out.source;
+  s = SourceDesc{};
+  s.n = n, s.h = h_, s.w = w_, s.c = c_;
+  s.layout = layout_;
+  s.samples = out.samples.data();
+  s.sample_bytes = static_cast<std::size_t>(sample_bytes_);
+  device = SourceView::DeviceIndices{indices, base, sample_bytes_, count()};
+}
+
 }  // namespace ferry::core

@@ -31,6 +31,7 @@ SourceView view_from(SourceView view, std::int64_t first) {
   } else {
     view.base += first * view.strides.n;
   }
+  if (view.device_indices.indices != nullptr) view.device_indices.indices += first;
   return view;
 }
 

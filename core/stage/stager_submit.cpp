@@ -62,6 +62,7 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
     }
     b.submitted.view.samples = b.submitted.sample_pointers.data();
   }
+  b.submitted.view.device_indices = options.device_indices;
   if (output != nullptr)
     FERRY_EXPECT(output->data != nullptr, Status::InvalidArgument,
                  "output->data is NULL: pass output = NULL to have ferry allocate the output");
@@ -211,8 +212,10 @@ void Stager::allocate_output(Batch& b, const OutputDesc* output) {
   //    stream so far (it may still read the destination being overwritten);
   //  - a ferry-allocated output: its allocation on the home stream, for the
   //    chunks on other streams. Nothing else can read a block ferry just
-  //    allocated, so the hand-off stream's work is not waited for.
-  b.entry_on_handoff_ = b.submitted.has_handoff && !b.submitted.owns_output;
+  //    allocated, so the hand-off stream's work is not waited for, unless it
+  //    wrote the indices of a gather on the device (SubmitOptions::device_indices).
+  b.entry_on_handoff_ = b.submitted.has_handoff &&
+                       (!b.submitted.owns_output || b.submitted.view.device_indices.indices != nullptr);
   if (!b.entry_on_handoff_ && (!b.submitted.owns_output || b.chunks_.size() == 1)) return;  // nothing to follow
   b.entry_event_ = memory_.event_pool().acquire();
   runtime_.event_record(b.entry_event_, b.entry_on_handoff_ ? b.submitted.handoff_stream : b.submitted.home_stream);

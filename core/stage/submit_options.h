@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 
+#include "core/convert/convert_plan.h"
 #include "core/device/device_runtime.h"
 #include "core/status.h"
 
@@ -30,6 +31,11 @@ struct SubmitOptions {
   // and this owner of the source's memory is held until the batch's
   // resources are given back. source_policy and chunk_bytes do not apply.
   std::shared_ptr<const void> resident_source;
+  // With resident_source: the samples' pointers are written on the device
+  // from indices there (SourceView::DeviceIndices; the source's `samples`
+  // are stand-ins). The conversion then follows the work queued on the
+  // hand-off stream before submit, which may have written the indices.
+  SourceView::DeviceIndices device_indices;
 };
 
 }  // namespace ferry::core

@@ -117,6 +117,23 @@ FERRY_API ferry_status ferry_dataset_gather(ferry_batch_t* out, ferry_dataset_t 
                                             int64_t n, const ferry_transform* transform, const ferry_output* output,
                                             const ferry_submit_options* options);
 
+/* ferry_dataset_gather with the indices in the context's memory (device
+ * memory on CUDA, host memory on the CPU backend): an epoch's order kept on
+ * the GPU is sliced batch by batch with no host copy of the indices. The
+ * gather reads them when it runs: after the work queued on
+ * options->handoff_stream before this call when there is a hand-off stream
+ * (the stream that wrote them); without one they must be written before the
+ * call. They must stay unchanged until the batch completes. They cannot be
+ * checked before anything runs: an index outside 0 .. count-1 is clamped into
+ * that range (the nearest sample is read, never memory outside the dataset),
+ * on every backend alike. One size only: FERRY_ERR_UNSUPPORTED for samples of
+ * different sizes (their geometry is planned on the host; gather those by host
+ * indices). */
+FERRY_API ferry_status ferry_dataset_gather_device(ferry_batch_t* out, ferry_dataset_t dataset,
+                                                   const int64_t* indices, int64_t n,
+                                                   const ferry_transform* transform, const ferry_output* output,
+                                                   const ferry_submit_options* options);
+
 #ifdef __cplusplus
 }
 #endif

@@ -404,6 +404,47 @@ TEST_F(DatasetTest, AGatherKeepsTheMemoryOfADatasetDestroyedMeanwhile) {
   EXPECT_EQ(stats.resident_bytes, 0u);  // the batch's release let it go
 }
 
+TEST_F(DatasetTest, IndicesInTheContextsMemoryGatherAsHostIndicesAndClamp) {
+  const Images images(12, 8, 8, 3, 9);
+  ferry_dataset_t ds = create(images.source());
+  ferry_augment augment;
+  ferry_transform t = normalized_f16_crop_flip(&augment, 4);
+  t.resize_w = t.resize_h = 8;
+  // On the CPU backend the context's memory is host memory.
+  const std::vector<std::int64_t> indices{11, 0, -5, 40, 3};
+  const std::vector<std::int64_t> clamped{11, 0, 0, 11, 3};
+  ferry_batch_t batch = nullptr;
+  ASSERT_EQ(ferry_dataset_gather_device(&batch, ds, indices.data(), 5, &t, nullptr, nullptr), FERRY_OK)
+      << ferry_last_error();
+  ASSERT_EQ(ferry_batch_wait(batch), FERRY_OK);
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  ASSERT_EQ(ferry_batch_describe_output(&info, batch), FERRY_OK);
+  const std::vector<std::uint8_t> expected = gather(ds, clamped, &t);
+  ASSERT_EQ(info.bytes, expected.size());
+  EXPECT_EQ(std::memcmp(info.data, expected.data(), expected.size()), 0);
+  ferry_batch_release(batch);
+  EXPECT_EQ(ferry_dataset_gather_device(&batch, ds, indices.data(), 0, &t, nullptr, nullptr),
+            FERRY_ERR_INVALID_ARGUMENT);
+  ferry_dataset_destroy(ds);
+
+  std::vector<std::uint8_t> a(4 * 5 * 3), b(6 * 2 * 3);
+  ferry_sample_desc descs[2] = {};
+  descs[0].data = a.data(), descs[0].bytes = a.size(), descs[0].h = 4, descs[0].w = 5;
+  descs[1].data = b.data(), descs[1].bytes = b.size(), descs[1].h = 6, descs[1].w = 2;
+  ferry_source s;
+  ferry_source_init(&s, sizeof s);
+  s.sample_descs = descs;
+  s.n = 2, s.c = 3;
+  ferry_dataset_t variable = create(s);
+  batch = nullptr;
+  EXPECT_EQ(ferry_dataset_gather_device(&batch, variable, indices.data(), 1, &t, nullptr, nullptr),
+            FERRY_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(ferry_last_error()).find("different sizes"), std::string::npos) << ferry_last_error();
+  EXPECT_EQ(batch, nullptr);
+  ferry_dataset_destroy(variable);
+}
+
 void expect_error(ferry_status got, ferry_status want, const std::vector<std::string>& message_has) {
   EXPECT_EQ(got, want) << ferry_last_error();
   const std::string message = ferry_last_error();

@@ -1,8 +1,9 @@
 // Fuzz target: resident datasets (ferry/dataset.h) on the CPU backend. The
 // source (one buffer, sample pointers or samples of different sizes; sizes,
 // channels and layout valid mostly, wild now and then), the options
-// (placement, rank, world_size, part size, struct_size), the gather's
-// indices (out of range now and then) and its transform (uint8 copy,
+// (placement, rank, world_size, part size), the gather's indices (out of
+// range now and then; host indices, or indices in the context's memory,
+// which are clamped) and its transform (uint8 copy,
 // normalized float, resized, augmented) come from the input. Checked: create
 // succeeds exactly when the inputs are valid and then holds what the
 // placement rule says; an epoch is a share of a permutation; a gather's
@@ -222,10 +223,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   ferry_augment augment;
   const ferry_transform t = decode_transform(in, augment, s.variable);
+  // By indices in the context's memory now and then (host memory here): clamped, never refused for range.
+  const bool in_memory = in.flag();
+  if (in_memory) {
+    for (std::int64_t& k : indices) k = std::clamp<std::int64_t>(k, 0, info.count - 1);
+    in_range = true;
+  }
   ferry_batch_t batch = nullptr;
   const ferry_status gathered =
-      ferry_dataset_gather(&batch, ds, indices.data(), static_cast<std::int64_t>(indices.size()), &t, nullptr, nullptr);
-  if (indices.empty() || !in_range) {
+      in_memory ? ferry_dataset_gather_device(&batch, ds, indices.data(), static_cast<std::int64_t>(indices.size()),
+                                              &t, nullptr, nullptr)
+                : ferry_dataset_gather(&batch, ds, indices.data(), static_cast<std::int64_t>(indices.size()), &t,
+                                       nullptr, nullptr);
+  if (in_memory && s.variable) {
+    FERRY_FUZZ_CHECK(gathered == FERRY_ERR_UNSUPPORTED || (indices.empty() && gathered == FERRY_ERR_INVALID_ARGUMENT),
+                     "a gather by indices in memory of samples of different sizes gave %d (%s)", gathered,
+                     ferry_last_error());
+  } else if (indices.empty() || !in_range) {
     FERRY_FUZZ_CHECK(gathered == (indices.empty() ? FERRY_ERR_INVALID_ARGUMENT : FERRY_ERR_OUT_OF_RANGE),
                      "a bad index list gave %d (%s)", gathered, ferry_last_error());
   } else {

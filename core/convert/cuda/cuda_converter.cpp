@@ -1,11 +1,13 @@
 #include "core/convert/cuda/cuda_converter.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
 #include "core/convert/cuda/convert_kernel_params.h"
 #include "core/convert/cuda/frame_decode_kernel.h"
+#include "core/convert/cuda/gather_pointers.h"
 #include "core/convert/cuda/resample_params.h"
 #include "core/convert/kernel_choice.h"
 #include "core/device/cuda/cuda_check.h"
@@ -188,6 +190,9 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
   if (params_bytes != 0) p.params = reinterpret_cast<const SampleParams*>(on_device);
   if (sources_bytes != 0) p.sources = reinterpret_cast<const std::uint8_t* const*>(on_device + params_bytes);
   try {
+    if (source.device_indices.indices != nullptr)  // the stand-ins replaced by the gathered samples
+      cuda_convert::launch_gather_pointers(on_device + params_bytes, sizeof(void*), source.device_indices, count,
+                                           stream);
     launch();
   } catch (...) {
     memory_.device_cache().free(on_device, stream);
@@ -264,13 +269,24 @@ void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView&
   };
   DeviceCache& cache = memory_.device_cache();
   void* table = nullptr;
-  if (count <= cuda_convert::kInlineSamples) {
+  // Pointers the device writes (SourceView::DeviceIndices) need a table in device memory.
+  const bool gathered_on_device = source.device_indices.indices != nullptr;
+  if (count <= cuda_convert::kInlineSamples && !gathered_on_device) {
     for (std::int64_t i = 0; i < count; ++i) p.inline_samples[i] = sample(i);  // no table to copy
   } else {
     std::vector<ResampleSample> rows(static_cast<std::size_t>(count));
     for (std::int64_t i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)] = sample(i);
     table = upload(rows.data(), rows.size() * sizeof(ResampleSample), stream);
     p.table = static_cast<const ResampleSample*>(table);
+    static_assert(offsetof(ResampleSample, data) == 0, "launch_gather_pointers writes a row's first field");
+    if (gathered_on_device) {
+      try {
+        cuda_convert::launch_gather_pointers(table, sizeof(ResampleSample), source.device_indices, count, stream);
+      } catch (...) {
+        memory_.device_cache().free(table, stream);
+        throw;
+      }
+    }
   }
   void* gray = nullptr;
   try {
