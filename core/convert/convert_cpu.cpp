@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/convert/convert_cpu_kernels.h"
+#include "core/convert/convert_plan_checks.h"
 #include "core/convert/resize_cpu.h"
 
 namespace ferry::core {
@@ -62,6 +63,14 @@ void scatter_any(T* d, std::int64_t stride, const T* v, int count) {
 }
 
 // The element whose bit pattern is `bits` (float32, float16/bfloat16 bits, uint8).
+// The bits a byte 0 converts to with coefficients a, b: 0 * a + b rounded
+// once each, as every conversion path does (0 for uint8, which is not scaled).
+std::uint32_t zero_bits(DType dtype, float a, float b) {
+  if (dtype == DType::UInt8) return 0;
+  const float product = 0.0f * a;
+  return plan_checks::value_bits(dtype, product + b, "a converted zero");
+}
+
 template <typename T>
 T from_bits(std::uint32_t bits) {
   if constexpr (sizeof(T) == 4) {
@@ -255,7 +264,8 @@ void convert_row(const RowJob& job, std::int64_t row) {
       fill_run(d, stride_w, from_bits<T>(p.pad_bits), ow);
       continue;
     }
-    const T fill = from_bits<T>(p.fill_bits);
+    // zero_outside (augmentation's zero padding): a byte 0 converted, as the kernels do.
+    const T fill = from_bits<T>(p.zero_outside ? zero_bits(p.dtype, r.alpha[k], r.beta[k]) : p.fill_bits);
     fill_run(d, stride_w, fill, r.xa);
     fill_run(d + r.xb * stride_w, stride_w, fill, ow - r.xb);
   }

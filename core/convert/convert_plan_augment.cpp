@@ -91,7 +91,17 @@ void check_augment_fields(ConvertPlan& plan, const Transform& t) {
   // (the same values: a uint8 times 0 adds nothing).
   if (plan.zero_outside) plan.interpolation = Interpolation::Nearest;
   const bool per_pixel = colours || a.erase_probability > 0.0f;
-  if (!plan.resize && (per_pixel || a.crop != AugmentCrop::None)) {
+  // Such crops with nothing per pixel (RandomCrop + flips, CIFAR's recipe) are
+  // plain windows, mirrored, reaching into the zero padding: the window
+  // kernels, which take the padding as pixels of value 0 (zero_outside), not
+  // the resample kernel. Samples of different sizes stay on the resample path.
+  const bool window_crops = plan.zero_outside && !per_pixel && !plan.variable_sizes();
+  if (window_crops) {
+    plan.resize = false;
+    plan.sample_resize.clear();
+    plan.sample_crop.assign(static_cast<std::size_t>(plan.n), Rect{});
+    plan.pad_outside = true;
+  } else if (!plan.resize && (per_pixel || a.crop != AugmentCrop::None)) {
     // Colour on an unresized window: the resample path at scale 1 (every tap exact).
     plan.resize = true;
     plan.interpolation = Interpolation::Nearest;
@@ -129,6 +139,12 @@ void check_augment_fields(ConvertPlan& plan, const Transform& t) {
       }
       case AugmentCrop::Random:
       case AugmentCrop::Center:
+        if (window_crops) {
+          plan.sample_crop[static_cast<std::size_t>(g)] = d.crop;
+          plan.any_outside |= d.crop.x < 0 || d.crop.y < 0 || d.crop.x + d.crop.w > image_w ||
+                              d.crop.y + d.crop.h > image_h;
+          break;
+        }
         axes = ResizeAxes{unscaled_axis(d.crop.x, d.crop.w, image_w), unscaled_axis(d.crop.y, d.crop.h, image_h)};
         break;
     }

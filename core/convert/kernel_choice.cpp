@@ -40,6 +40,7 @@ KernelParams params_of(const ConvertPlan& plan, const SourceView& source, std::i
   p.crop_x = static_cast<std::int32_t>(plan.crop.x), p.crop_y = static_cast<std::int32_t>(plan.crop.y);
   p.mirror = plan.mirror;
   p.pad_bits = plan.pad_bits, p.fill_bits = plan.fill_bits;
+  p.zero_outside = plan.zero_outside ? 1 : 0;
   p.out_nhwc = plan.out_layout == Layout::NHWC;
   p.sample_coefficients = !plan.sample_alpha.empty();
   return p;

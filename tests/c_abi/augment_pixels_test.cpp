@@ -173,6 +173,42 @@ TEST_F(AugmentPixels, RandomCropWithPaddingIsZerosThenJittered) {
   EXPECT_GT(alone, 0);
 }
 
+// One size and nothing per pixel (CIFAR's RandomCrop + flip): plain windows
+// on the window kernels, the padding converted as bytes of value 0, in both
+// layouts and every dtype, equal to the reference.
+TEST_F(AugmentPixels, RandomCropsOfOneSizeAreWindowsOverZeroPadding) {
+  PixelCase c(37, std::vector<std::int64_t>(9, 12), std::vector<std::int64_t>(9, 10));
+  c.augment.crop = FERRY_AUGMENT_CROP_RANDOM;
+  c.augment.padding = 4;
+  c.augment.flip_x_probability = 0.5f, c.augment.flip_y_probability = 0.5f;
+  c.transform.resize_w = 10, c.transform.resize_h = 12;
+  std::vector<const void*> pointers;
+  for (const auto& p : c.pixels) pointers.push_back(p.data());
+  ferry_source one_size = c.source;  // the same images as pointers to samples of one size
+  one_size.sample_descs = nullptr;
+  one_size.samples = pointers.data();
+  one_size.sample_bytes = c.pixels[0].size();
+  one_size.h = 12, one_size.w = 10;
+  for (ferry_layout layout : {FERRY_LAYOUT_NCHW, FERRY_LAYOUT_NHWC})
+    for (ferry_dtype d : kDtypes) {
+      c.transform.out_layout = layout;
+      c.transform.out_dtype = d;
+      for (int k = 0; k < 3; ++k)  // per-channel normalization: the padding is each channel's own value
+        c.transform.mean[k] = d == FERRY_DTYPE_UINT8 ? 0.0f : 0.4f + 0.05f * static_cast<float>(k),
+        c.transform.std[k] = d == FERRY_DTYPE_UINT8 ? 1.0f : 0.2f + 0.03f * static_cast<float>(k);
+      std::vector<std::uint8_t> got(c.output_bytes(), 0xA5);
+      ferry_output o;
+      ferry_output_init(&o, sizeof o);
+      o.data = got.data(), o.bytes = got.size();
+      ASSERT_EQ(ferry_transform_apply(ctx_, &one_size, &c.transform, &o, nullptr), FERRY_OK) << ferry_last_error();
+      EXPECT_EQ(first_difference(got, c.reference(), d), "") << "layout " << layout << " dtype " << d;
+    }
+  int padded = 0, flipped = 0;
+  for (const auto& d : c.drawn) padded += d.crop.x != 0 || d.crop.y != 0, flipped += d.flip != 0;
+  EXPECT_GE(padded, 5);
+  EXPECT_GE(flipped, 3);
+}
+
 TEST_F(AugmentPixels, CenterCropOfASmallerImage) {
   PixelCase c(41, {5, 14, 7}, {6, 9, 15});
   c.augment.crop = FERRY_AUGMENT_CROP_CENTER;

@@ -66,6 +66,9 @@ struct KernelParams {
   float alpha[4] = {1, 1, 1, 1}, beta[4] = {0, 0, 0, 0};
   std::int32_t crop_x = 0, crop_y = 0, mirror = 0;
   std::uint32_t pad_bits = 0, fill_bits = 0;
+  // Pixels outside the image are bytes of value 0, converted as any pixel
+  // (augmentation's zero padding: ConvertPlan::zero_outside), not fill_bits.
+  std::int32_t zero_outside = 0;
   std::int32_t out_nhwc = 0;
   // Whether the table's alpha/beta differ per sample (per-sample mean/std);
   // if not, they equal alpha/beta above and the kernels read those instead.

@@ -184,7 +184,10 @@ __global__ void __launch_bounds__(kThreads) convert_generic_kernel(const KernelP
       for (int k = 0; k < 4; ++k) {
         if (k >= p.oct) break;
         std::uint32_t v = p.pad_bits;
-        if (k < p.oc) v = inside ? convert_value<D>(__ldg(src_px + p.channel_map[k] * p.src_c), a[k], b[k]) : p.fill_bits;
+        if (k < p.oc)
+          v = inside          ? convert_value<D>(__ldg(src_px + p.channel_map[k] * p.src_c), a[k], b[k])
+              : p.zero_outside ? convert_value<D>(0, a[k], b[k])  // augmentation's zero padding
+                               : p.fill_bits;
         store_one<D>(out_px + k * p.out_c, v);
       }
     }

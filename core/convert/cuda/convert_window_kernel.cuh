@@ -226,7 +226,7 @@ __device__ __forceinline__ void convert_window_unit(const KernelParams& p, std::
 #pragma unroll
         for (int j = 0; j < G; ++j) v[j] = value(j, k);
         pack_vector<D>(v, w);
-        if (!all_inside) {
+        if (!all_inside && !p.zero_outside) {  // zero_outside: the zero bytes loaded there, converted
 #pragma unroll
           for (int j = 0; j < G; ++j)
             if (!inside(j)) set_element<D>(w, j, p.fill_bits);
@@ -252,7 +252,7 @@ __device__ __forceinline__ void convert_window_unit(const KernelParams& p, std::
         const int e = q * G + t, j = e / OCT, k = e % OCT;
         if (k >= p.oc) {
           set_element<D>(nhwc.v[q], t, p.pad_bits);
-        } else if (!all_inside && !inside(j)) {
+        } else if (!all_inside && !p.zero_outside && !inside(j)) {
           set_element<D>(nhwc.v[q], t, p.fill_bits);
         }
       }
