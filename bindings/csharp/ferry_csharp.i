@@ -2,7 +2,8 @@
  * subclass per status (src/FerryException.cs), IDisposable handles and structs
  * (SWIG's Dispose plus a finalizer as the safety net), pointers and
  * cudaStream_t as IntPtr, arrays as C# arrays; byte[], Span<byte> and IntPtr
- * sources (ferry_csharp_handles.i); what C# shares with Java (source holds,
+ * sources (ferry_csharp_handles.i), resident datasets (ferry_csharp_dataset.i,
+ * src/Dataset.cs, src/ResidentLoader.cs); what C# shares with Java (source holds,
  * Transform's checked arrays, tensor references) is ../ferry_managed.i; Tensor
  * and DTypes/Layouts are src/. Runs on Mono 6.8 (what Unity embeds) and .NET. */
 
@@ -139,6 +140,8 @@ static void ferry_managed_release_hold(void* hold) {
 %rename(Full) FERRY_RANGE_FULL;
 %rename(ChromaNearest) FERRY_CHROMA_NEAREST;
 %rename(ChromaLinear) FERRY_CHROMA_LINEAR;
+%rename(Replica) FERRY_DATASET_REPLICA;
+%rename(Shard) FERRY_DATASET_SHARD;
 
 /* The function would share the class DeviceProperties's name. */
 %rename(GetDeviceProperties) device_properties;
@@ -171,6 +174,8 @@ FERRY_CLOSED_CHECK(ferry_augment, "the Augment")
 %apply float INPUT[] { const float* values }
 %apply int INPUT[] { const int* values }
 %apply long long INPUT[] { const long long* values }
+/* (out, count): a long[] the call fills (Dataset.Epoch), count passed by the overload */
+%apply long long OUTPUT[] { long long* out }
 %apply unsigned char INPUT[] { const uint8_t* values }
 %typemap(ctype) void* const* addresses "void**"
 %typemap(imtype, inattributes="[global::System.Runtime.InteropServices.In, global::System.Runtime.InteropServices.MarshalAs(global::System.Runtime.InteropServices.UnmanagedType.LPArray)]") void* const* addresses "global::System.IntPtr[]"
@@ -180,4 +185,5 @@ FERRY_CLOSED_CHECK(ferry_augment, "the Augment")
 
 %include "ferry_csharp_augment.i"
 %include "ferry_csharp_handles.i"
+%include "ferry_csharp_dataset.i"
 %include "ferry_managed.i"

@@ -2,7 +2,8 @@
  * fields in lowerCamelCase, proper Java enums, a FerryException subclass per
  * status (FerryException.java), AutoCloseable handles and structs, pointers
  * (host, device, cudaStream_t) as long, arrays as Java arrays, direct
- * ByteBuffer and byte[] sources (ferry_java_handles.i); what Java shares with
+ * ByteBuffer and byte[] sources (ferry_java_handles.i), resident datasets
+ * (ferry_java_dataset.i, ResidentLoader.java); what Java shares with
  * C# (source holds, Transform's checked arrays, tensor references) is
  * ../ferry_managed.i; Tensor and FerryException are src/io/ferry/. */
 
@@ -77,21 +78,27 @@ static void ferry_managed_release_hold(void* hold) {
 %typemap(out) void*, const void* %{ $result = (jlong)(intptr_t)$1; %}
 %typemap(javavarin) void*, const void* "$javainput"
 
-/* ---- (values, count) from Java arrays (read, never written back) ---- */
+/* ---- (values, count) from Java arrays (read, never written back) ----
+ * Copied into a vector that the wrapper frees however it returns: SWIG runs no
+ * freearg typemap when ferry's exception leaves it (a bad index in a gather), so
+ * Get/Release<Type>ArrayElements leaked there. An empty array stays a non-null
+ * pointer with count 0, so ferry tells it from a null one. */
+%{
+#include <vector>
+%}
 %define FERRY_JAVA_ARRAY(CTYPE, JTYPE, JNITYPE, JARRAY, JNAME)
 %typemap(jni) (const CTYPE* values, size_t count) "JARRAY"
 %typemap(jtype) (const CTYPE* values, size_t count) "JTYPE[]"
 %typemap(jstype) (const CTYPE* values, size_t count) "JTYPE[]"
 %typemap(javain) (const CTYPE* values, size_t count) "$javainput"
-%typemap(in) (const CTYPE* values, size_t count) {
+%typemap(in) (const CTYPE* values, size_t count) (std::vector<JNITYPE> copy) {
   $1 = NULL; $2 = 0;
   if ($input != NULL) {
     $2 = (size_t)jenv->GetArrayLength($input);
-    $1 = (CTYPE*)jenv->Get##JNAME##ArrayElements($input, NULL);
+    copy.resize($2 > 0 ? $2 : 1);
+    jenv->Get##JNAME##ArrayRegion($input, 0, (jsize)$2, &copy[0]);
+    $1 = (CTYPE*)&copy[0];
   }
-}
-%typemap(freearg) (const CTYPE* values, size_t count) {
-  if ($1 != NULL) jenv->Release##JNAME##ArrayElements($input, (JNITYPE*)$1, JNI_ABORT);
 }
 %enddef
 FERRY_JAVA_ARRAY(float, float, jfloat, jfloatArray, Float)
@@ -117,20 +124,57 @@ FERRY_JAVA_ARRAY(uint8_t, byte, jbyte, jbyteArray, Byte)
 }
 %typemap(freearg) (void* const* addresses, size_t count) { free(temp$argnum); }
 
-/* byte[] for submit_and_wait_source: pinned or copied by the JVM for the call */
+/* ---- (out, count): a Java long[] that the call fills (Dataset's epoch) ----
+ * Written back only when the call succeeds (argout does not run on an exception). */
+%typemap(jni) (long long* out, size_t count) "jlongArray"
+%typemap(jtype) (long long* out, size_t count) "long[]"
+%typemap(jstype) (long long* out, size_t count) "long[]"
+%typemap(javain) (long long* out, size_t count) "$javainput"
+%typemap(in) (long long* out, size_t count) (std::vector<jlong> values) {
+  $1 = NULL; $2 = 0;
+  if ($input != NULL) {
+    $2 = (size_t)jenv->GetArrayLength($input);
+    values.resize($2 > 0 ? $2 : 1);
+    $1 = (long long*)&values[0];
+  }
+}
+%typemap(argout) (long long* out, size_t count) {
+  if ($input != NULL && $2 > 0) jenv->SetLongArrayRegion($input, 0, (jsize)$2, (const jlong*)$1);
+}
+
+/* byte[] for submit_and_wait_source and Dataset's upload: pinned or copied by the
+ * JVM for the call, and given back (unchanged) however the call returns. */
+%{
+class ferry_java_byte_elements {
+ public:
+  ferry_java_byte_elements() : jenv_(NULL), array_(NULL), data_(NULL) {}
+  ~ferry_java_byte_elements() {
+    if (data_ != NULL) jenv_->ReleaseByteArrayElements(array_, data_, JNI_ABORT);
+  }
+  jbyte* get(JNIEnv* jenv, jbyteArray array) {
+    jenv_ = jenv;
+    array_ = array;
+    data_ = jenv->GetByteArrayElements(array, NULL);
+    return data_;
+  }
+
+ private:
+  ferry_java_byte_elements(const ferry_java_byte_elements&);
+  JNIEnv* jenv_;
+  jbyteArray array_;
+  jbyte* data_;
+};
+%}
 %typemap(jni) (const void* array_data, size_t array_bytes) "jbyteArray"
 %typemap(jtype) (const void* array_data, size_t array_bytes) "byte[]"
 %typemap(jstype) (const void* array_data, size_t array_bytes) "byte[]"
 %typemap(javain) (const void* array_data, size_t array_bytes) "$javainput"
-%typemap(in) (const void* array_data, size_t array_bytes) {
+%typemap(in) (const void* array_data, size_t array_bytes) (ferry_java_byte_elements pin) {
   $1 = NULL; $2 = 0;
   if ($input != NULL) {
     $2 = (size_t)jenv->GetArrayLength($input);
-    $1 = jenv->GetByteArrayElements($input, NULL);
+    $1 = pin.get(jenv, $input);
   }
-}
-%typemap(freearg) (const void* array_data, size_t array_bytes) {
-  if ($1 != NULL) jenv->ReleaseByteArrayElements($input, (jbyte*)$1, JNI_ABORT);
 }
 
 /* a direct ByteBuffer's address */
@@ -185,7 +229,8 @@ FERRY_JAVA_CLOSEABLE(ferry_submit_options)
 FERRY_JAVA_CLOSEABLE(ferry_stats)
 FERRY_JAVA_CLOSEABLE(ferry_rect)
 FERRY_JAVA_CLOSEABLE(ferry_rectf)
-/* Source, Transform, TensorInfo, Context, Batch: ferry_java_handles.i. */
+/* Source, Transform, TensorInfo, Context, Batch: ferry_java_handles.i; DatasetOptions, DatasetInfo, Dataset:
+ * ferry_java_dataset.i. */
 
 /* ---- a closed struct's methods: INVALID_HANDLE, not a crash (a closed handle reaches ferry) ---- */
 %define FERRY_CLOSED_CHECK(TYPE, NAME)
@@ -372,6 +417,7 @@ class ferry_java_pinned_source {
 }
 
 %include "ferry_java_handles.i"
+%include "ferry_java_dataset.i"
 %include "ferry_managed.i"
 
 /* Load the native library (from the JAR or java.library.path) and check its version. */

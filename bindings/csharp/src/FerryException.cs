@@ -11,6 +11,14 @@ public class FerryException : Exception {
     Status = status;
   }
 
+  /// <summary>The same error, its message led by where (which batch of a loop): ferry's own message
+  /// names only the argument of that one call.</summary>
+  internal FerryException Within(string where) {
+    string prefix = Status + ": ";
+    string message = Message.StartsWith(prefix) ? Message.Substring(prefix.Length) : Message;
+    return FromStatus((int)Status, where + ": " + message);
+  }
+
   internal static FerryException FromStatus(int code, string message) {
     switch ((Status)code) {
       case Status.ErrInvalidArgument: return new InvalidArgumentException(message);

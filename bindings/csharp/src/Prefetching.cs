@@ -63,14 +63,12 @@ static class Prefetching {
         transform.Attach(held);
       }
     } catch (FerryException e) {
-      string message = e.Message.StartsWith(e.Status + ": ") ? e.Message.Substring(e.Status.ToString().Length + 2)
-                                                             : e.Message;
-      throw FerryException.FromStatus((int)e.Status, "batch " + index + " from the sources: " + message);
+      throw e.Within("batch " + index + " from the sources");
     }
   }
 
   /// <summary>Waits for a batch and releases it; its error, if any, is not the one to report.</summary>
-  static void Finish(Batch batch) {
+  internal static void Finish(Batch batch) {
     try {
       batch.Wait();
     } catch (FerryException) {

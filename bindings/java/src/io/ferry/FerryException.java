@@ -16,6 +16,14 @@ public class FerryException extends RuntimeException {
   /** The ferry status of this error. */
   public Status status() { return status; }
 
+  /**
+   * The same error, its message led by {@code where} (which batch of a loop): ferry's own message names only the
+   * argument of that one call.
+   */
+  FerryException within(String where) {
+    return fromStatus(status.swigValue(), where + ": " + getMessage().substring(status.name().length() + 2));
+  }
+
   /** Called from the native code: the exception class for a status. */
   static FerryException fromStatus(int code, String message) {
     Status status = Status.swigToEnum(code);

@@ -88,8 +88,7 @@ public final class Prefetcher implements Iterator<Batch>, AutoCloseable {
         try {
           batch = augment == null ? context.submit(source, transform, null, options) : submitAugmented(source);
         } catch (FerryException e) {
-          throw FerryException.fromStatus(e.status().swigValue(),
-              "batch " + submitted + " from the sources: " + e.getMessage());
+          throw e.within("batch " + submitted + " from the sources");
         }
         pending.add(batch);
         submitted++;
@@ -114,7 +113,7 @@ public final class Prefetcher implements Iterator<Batch>, AutoCloseable {
   }
 
   /** Waits for a batch and releases it; its error, if any, is not the one to report. */
-  private static void finish(Batch batch) {
+  static void finish(Batch batch) {
     try (Batch b = batch) {
       b.await();
     } catch (FerryException e) {
