@@ -363,6 +363,18 @@ TensorDesc tensor_desc_of(const ConvertPlan& plan, void* data, DeviceKind kind, 
   return info;
 }
 
+bool ConvertPlan::copies_bytes() const noexcept {
+  if (dtype != DType::UInt8 || resize || variable_sizes() || is_frame() || out_layout != source_layout) return false;
+  if (out_channels != c || out_channels_total != c || !sample_crop.empty() || !sample_mirror.empty() || mirror != 0)
+    return false;
+  for (int k = 0; k < c; ++k)
+    if (channel_map[k] != k) return false;
+  if (crop.x != 0 || crop.y != 0 || out_w != w || out_h != h) return false;
+  const bool nhwc = out_layout == Layout::NHWC;
+  const std::int64_t pixel = nhwc ? c : 1, row = nhwc ? w * c : w, plane = nhwc ? 1 : h * w;
+  return out_strides.w == pixel && out_strides.h == row && out_strides.c == plane && out_strides.n == h * w * c;
+}
+
 SourceView source_view_of(const ConvertPlan& plan, const SourceDesc& source) {
   SourceView v;
   v.base = static_cast<const std::uint8_t*>(source.data);

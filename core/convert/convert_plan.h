@@ -153,6 +153,10 @@ struct ConvertPlan {
   int mirror_of(std::int64_t g) const noexcept {
     return sample_mirror.empty() ? mirror : sample_mirror[static_cast<std::size_t>(g)];
   }
+  // True if the output is the source's bytes packed: uint8, the source's
+  // layout and channels in order, whole images, nothing mirrored or resized,
+  // a packed output (a resident dataset's upload). A chunk is then a copy.
+  bool copies_bytes() const noexcept;
   // True if every window starts at column 0, spans the full width and stays
   // inside its image, and nothing is mirrored: then rows are whole image rows.
   bool full_width_unmirrored() const noexcept;

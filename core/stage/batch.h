@@ -101,6 +101,7 @@ struct Submitted {
   std::function<void(Status)> on_complete;  // SubmitOptions::on_complete
   std::uint64_t input_bytes = 0;
   bool short_path = false;
+  bool copies_bytes = false;  // plan.copies_bytes(): each chunk is copied into its place in the output
 };
 
 class Batch : public std::enable_shared_from_this<Batch> {

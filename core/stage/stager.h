@@ -25,7 +25,8 @@
 // batch_hold.h), then the threads stop.
 //
 // One file per phase: stager_submit.cpp (validate, route, plan, allocate,
-// launch), stager_run.cpp (chunk running), stager_complete.cpp (completion),
+// launch), stager_run.cpp (chunk running; stager_run_shortcuts.cpp the chunks
+// of a resident source and of a plain copy), stager_complete.cpp (completion),
 // stager_observe.cpp (wait, query, stream_wait, release), stager.cpp
 // (construction, threads, destruction); batch.cpp is the Batch's own life.
 //
@@ -125,6 +126,11 @@ class Stager {
   void run(Batch& batch);  // every chunk, then the join; errors fail the batch
   void run_chunk(Batch& batch, ChunkWork& work);
   void run_resident_chunk(Batch& batch, ChunkWork& work);
+  void run_copy_chunk(Batch& batch, ChunkWork& work, void* slot);
+  void abandon_chunk(ChunkWork& work, void* slot, bool copy_queued, StreamHandle stream) noexcept;
+  // The converter reads a view's samples 0 .. count-1 as global first ..
+  // first+count-1: the caller's view from sample `first` on.
+  static SourceView view_from(SourceView view, std::int64_t first);
   void gather_chunk(Batch& batch, const Chunk& chunk, std::uint8_t* dst);
   void copy_chunk_direct(Batch& batch, const Chunk& chunk, void* dst, StreamHandle stream);
   void join(Batch& batch);  // after run: done event, hand-off, to the completion thread

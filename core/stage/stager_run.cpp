@@ -22,9 +22,11 @@ std::uint64_t ns_since(Clock::time_point start) {
 // 256 KiB: a 12.8 MB chunk is 50 pieces, so 8 threads end within a piece of each other.
 constexpr std::uint64_t kGatherPieceBytes = std::uint64_t{256} << 10;
 
+}  // namespace
+
 // The converter reads a view's samples 0 .. count-1 as global first ..
 // first+count-1: the caller's view from sample `first` on.
-SourceView view_from(SourceView view, std::int64_t first) {
+SourceView Stager::view_from(SourceView view, std::int64_t first) {
   if (view.samples != nullptr) {
     view.samples += first;
     if (view.sample_geometry != nullptr) view.sample_geometry += first;
@@ -34,8 +36,6 @@ SourceView view_from(SourceView view, std::int64_t first) {
   if (view.device_indices.indices != nullptr) view.device_indices.indices += first;
   return view;
 }
-
-}  // namespace
 
 void Stager::run(Batch& b) {
   try {
@@ -78,6 +78,10 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
       ring_->release_unused(slot);
       throw;
     }
+  }
+  if (b.submitted.copies_bytes) {
+    run_copy_chunk(b, work, slot);
+    return;
   }
   StreamInputs::Lease lease = [&] {
     try {
@@ -135,53 +139,31 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
     if (timed_here) counters_.convert_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
     work.queued = true;
   } catch (...) {
-    // Whatever was queued on s must be waited for before the batch's memory
-    // (and the source) is given back: mark the chunk's end on s.
-    if (copy_started && work.done != nullptr && !work.queued) {
-      try {
-        runtime_.event_record(work.done, s);
-        work.queued = true;
-      } catch (...) {
-      }
-    }
-    if (slot != nullptr) {
-      if (copy_started) {
-        try {
-          ring_->release_after_copy(slot, s);
-        } catch (...) {
-        }
-      } else {
-        ring_->release_unused(slot);
-      }
-    }
+    abandon_chunk(work, slot, copy_started, s);
     throw;
   }
 }
 
-// The source is in device memory already (a resident dataset): the
-// conversion alone, on the chunk's stream, timed from its start.
-void Stager::run_resident_chunk(Batch& b, ChunkWork& work) {
-  const Chunk& c = work.chunk;
-  const StreamHandle s = work.stream;
-  NvtxRange range("ferry gather");
-  work.start = memory_.timing_event_pool().acquire();
-  work.copied = memory_.timing_event_pool().acquire();
-  work.done = memory_.timing_event_pool().acquire();
-  if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
-    runtime_.stream_wait(s, b.entry_event_);
-  if (b.table_event_ != nullptr && work.stream_index != b.submitted.home_index)
-    runtime_.stream_wait(s, b.table_event_);
-  runtime_.event_record(work.start, s);
-  runtime_.event_record(work.copied, s);  // nothing to copy: the statistics' h2d time is 0
-  try {
-    converter_.convert(b.submitted.plan, view_from(b.submitted.view, c.first), c.first, c.count, b.submitted.output, s, b.batch_table_);
-  } catch (...) {
-    runtime_.event_record(work.done, s);  // what was queued is waited for before the memory goes back
-    work.queued = true;
-    throw;
+// Whatever was queued on s must be waited for before the batch's memory (and
+// the source) is given back: the chunk's end marked on s, and its staging slot
+// given back after its copy (or at once, if none was queued).
+void Stager::abandon_chunk(ChunkWork& work, void* slot, bool copy_queued, StreamHandle s) noexcept {
+  if (copy_queued && work.done != nullptr && !work.queued) {
+    try {
+      runtime_.event_record(work.done, s);
+      work.queued = true;
+    } catch (...) {
+    }
   }
-  runtime_.event_record(work.done, s);
-  work.queued = true;
+  if (slot == nullptr) return;
+  try {
+    if (copy_queued) {
+      ring_->release_after_copy(slot, s);
+    } else {
+      ring_->release_unused(slot);
+    }
+  } catch (...) {
+  }
 }
 
 void Stager::gather_chunk(Batch& b, const Chunk& c, std::uint8_t* dst) {

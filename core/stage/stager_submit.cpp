@@ -80,6 +80,8 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
     b.submitted.input_bytes = b.submitted.sample_offsets[n];
   }
   b.submitted.short_path = b.submitted.input_bytes <= kShortPathBytes;
+  b.submitted.copies_bytes = b.submitted.plan.copies_bytes() && (output == nullptr || output->stride_n == 0 ||
+                                                                 output->stride_n == b.submitted.plan.out_strides.n);
   b.submitted.priority = options.priority;
   b.submitted.on_complete = options.on_complete;
   b.submitted.has_handoff = options.has_handoff;

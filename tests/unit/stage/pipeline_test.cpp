@@ -119,6 +119,44 @@ TEST_F(StagedPipeline, EverySourceKindTakesItsRouteAndMatches) {
   }
 }
 
+// A uint8 copy in the source's own layout (a resident dataset's upload):
+// each chunk's copy lands in its place in the output, no kernel, from every
+// source kind and into a caller's destination, in both layouts.
+TEST_F(StagedPipeline, ACopyInTheSourcesLayoutGoesStraightToTheOutput) {
+  build();
+  for (SourceKind kind : {SourceKind::kPacked, SourceKind::kPitched, SourceKind::kSamples, SourceKind::kRegistered})
+    for (ferry_layout layout : {FERRY_LAYOUT_NHWC, FERRY_LAYOUT_NCHW}) {
+      if (layout == FERRY_LAYOUT_NCHW && kind != SourceKind::kPacked) continue;  // the others' strides are NHWC's
+      const std::int64_t n = 13, h = 7, w = 9;
+      auto src = make_source(nullptr, kind, n, h, w, 21);
+      src->source.layout = layout;
+      ferry_transform t;
+      ferry_transform_init(&t, sizeof t);
+      t.out_dtype = FERRY_DTYPE_UINT8;
+      t.out_layout = layout;
+      std::vector<std::uint8_t> out(static_cast<std::size_t>(n * h * w * 3), 0xA5);
+      ferry_output o;
+      ferry_output_init(&o, sizeof o);
+      o.data = out.data(), o.bytes = out.size();
+      auto b = submit(src->source, t, &o, src->policy, 2 * h * w * 3);  // 7 chunks
+      EXPECT_TRUE(b->submitted.copies_bytes) << name_of(kind);
+      stager_->wait(*b);
+      ferry_output packed;
+      ferry_output_init(&packed, sizeof packed);
+      const auto expected = expected_output(src->source, t, packed, out.size());
+      EXPECT_EQ(first_difference(out.data(), expected.data(), out.size()), -1) << name_of(kind) << " " << layout;
+      stager_->release(*b);
+    }
+  // A transform that changes a byte is a conversion, not a copy.
+  auto src = make_source(nullptr, SourceKind::kPacked, 3, 4, 4, 22);
+  auto tr = make_transform(TransformKind::kUint8Bgr, 3, 4, 4);
+  auto b = submit(src->source, tr->t, nullptr);
+  EXPECT_FALSE(b->submitted.copies_bytes);
+  stager_->wait(*b);
+  expect_matches(*b, src->source, tr->t);
+  stager_->release(*b);
+}
+
 TEST_F(StagedPipeline, FerryPinnedAndPitchedRegisteredSourcesAreCopiedDirectly) {
   build();
   const std::int64_t n = 9, h = 16, w = 16;

@@ -1,0 +1,90 @@
+// Stager: the chunks that skip the input buffer: a resident source's
+// conversion alone (no copy), and a copy alone (no conversion) where the
+// output is the source's bytes.
+#include <chrono>
+
+#include "core/stage/nvtx.h"
+#include "core/stage/stager.h"
+
+namespace ferry::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::uint64_t ns_since(Clock::time_point start) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+}
+
+}  // namespace
+
+// The source is in device memory already (a resident dataset): the
+// conversion alone, on the chunk's stream, timed from its start.
+void Stager::run_resident_chunk(Batch& b, ChunkWork& work) {
+  const Chunk& c = work.chunk;
+  const StreamHandle s = work.stream;
+  NvtxRange range("ferry gather");
+  work.start = memory_.timing_event_pool().acquire();
+  work.copied = memory_.timing_event_pool().acquire();
+  work.done = memory_.timing_event_pool().acquire();
+  if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
+    runtime_.stream_wait(s, b.entry_event_);
+  if (b.table_event_ != nullptr && work.stream_index != b.submitted.home_index)
+    runtime_.stream_wait(s, b.table_event_);
+  runtime_.event_record(work.start, s);
+  runtime_.event_record(work.copied, s);  // nothing to copy: the statistics' h2d time is 0
+  try {
+    converter_.convert(b.submitted.plan, view_from(b.submitted.view, c.first), c.first, c.count, b.submitted.output, s, b.batch_table_);
+  } catch (...) {
+    runtime_.event_record(work.done, s);  // what was queued is waited for before the memory goes back
+    work.queued = true;
+    throw;
+  }
+  runtime_.event_record(work.done, s);
+  work.queued = true;
+}
+
+// The output is the source's bytes packed (ConvertPlan::copies_bytes: a
+// resident dataset's upload): the chunk goes straight to its place in the
+// output, from the staging slot or the caller's pinned memory, with no input
+// buffer and no kernel; the copy writes the output, so it follows the entry
+// event as a conversion would.
+void Stager::run_copy_chunk(Batch& b, ChunkWork& work, void* slot) {
+  const Chunk& c = work.chunk;
+  const StreamHandle s = work.stream;
+  auto* dst = static_cast<std::uint8_t*>(b.submitted.output) +
+              static_cast<std::uint64_t>(c.first) * b.submitted.layout.packed_bytes;
+  bool copy_queued = false;
+  try {
+    NvtxRange range("ferry copy");
+    if (runtime_.has_streams() && !b.submitted.short_path) {
+      work.start = memory_.timing_event_pool().acquire();
+      work.copied = memory_.timing_event_pool().acquire();
+    }
+    work.done = memory_.timing_event_pool().acquire();
+    if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
+      runtime_.stream_wait(s, b.entry_event_);
+    if (work.start != nullptr) runtime_.event_record(work.start, s);
+    const auto start = Clock::now();
+    if (slot != nullptr) {
+      runtime_.copy(dst, slot, static_cast<std::size_t>(c.bytes), s);
+    } else {
+      copy_chunk_direct(b, c, dst, s);
+    }
+    copy_queued = true;
+    if (!runtime_.has_streams()) counters_.h2d_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
+    if (work.copied != nullptr) runtime_.event_record(work.copied, s);
+    if (slot != nullptr) {
+      void* copied = slot;
+      slot = nullptr;
+      ring_->release_after_copy(copied, s);
+    }
+    runtime_.event_record(work.done, s);
+    work.queued = true;
+  } catch (...) {
+    abandon_chunk(work, slot, copy_queued, s);
+    throw;
+  }
+}
+
+}  // namespace ferry::core
