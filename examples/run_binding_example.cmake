@@ -15,7 +15,7 @@ macro(skip why)
 endmacro()
 
 load_cache(${BUILD} READ_WITH_PREFIX cache_ FERRY_PYTHON_EXECUTABLE Java_JAVAC_EXECUTABLE Java_JAVA_EXECUTABLE FERRY_MCS FERRY_MONO)
-if(KIND STREQUAL "python" OR KIND STREQUAL "python_ddp")
+if(KIND MATCHES "^python")
   file(GLOB module ${BUILD}/bindings/python/ferry/_ferry_swig*.so)
   if(NOT module OR NOT cache_FERRY_PYTHON_EXECUTABLE)
     skip("the Python binding was not built")
@@ -28,6 +28,9 @@ if(KIND STREQUAL "python" OR KIND STREQUAL "python_ddp")
   endforeach()
   if(KIND STREQUAL "python")
     run(${CMAKE_COMMAND} -E env PYTHONPATH=${BUILD}/bindings/python ${cache_FERRY_PYTHON_EXECUTABLE} ${SRC}/train_loop.py 3)
+  elseif(KIND STREQUAL "python_resident")
+    run(${CMAKE_COMMAND} -E env PYTHONPATH=${BUILD}/bindings/python ${cache_FERRY_PYTHON_EXECUTABLE}
+        ${SRC}/resident_training.py --steps 3)
   else()
     # What torchrun sets for one process (gloo on the CPU), over loopback; port 0: any free one.
     run(${CMAKE_COMMAND} -E env PYTHONPATH=${BUILD}/bindings/python RANK=0 LOCAL_RANK=0 WORLD_SIZE=1

@@ -38,6 +38,14 @@
 %thread ferry_batch_s::output;
 %thread retain_output;
 %thread release_output;
+%thread ferry_dataset_s::ferry_dataset_s;
+%thread ferry_dataset_s::~ferry_dataset_s;
+%thread ferry_dataset_s::info;
+%thread ferry_dataset_s::source_index;
+%thread ferry_dataset_s::epoch;
+%thread ferry_dataset_s::gather;
+%thread ferry_dataset_s::gather_device;
+%thread ferry_dataset_s::source_indices;
 
 %{
 #include "dlpack_export.h"
@@ -63,6 +71,33 @@ static void ferry_py_raise(ferry_status status, const char* message) {
 }
 #define FERRY_BINDING_RAISE(status, message, null_value) \
   do { ferry_py_raise(status, message); SWIG_fail; } while (0)
+
+/* The item code of a buffer of one type in native byte order ('B', 'q', 'f',
+ * ...), else 0 (a struct, another byte order). */
+static char ferry_py_item_code(const Py_buffer& view) {
+  const char* f = view.format;
+  if (f == NULL) return 'B';
+  const char native = PY_LITTLE_ENDIAN ? '<' : '>';
+  if (f[0] == '@' || f[0] == '=' || f[0] == '|' || f[0] == native ||
+      (view.itemsize == 1 && (f[0] == '<' || f[0] == '>')))  /* a byte has no order */
+    ++f;
+  return (f[0] != 0 && f[1] == 0) ? f[0] : 0;
+}
+
+/* *view over `obj` when it is a 1-D buffer (with `flags`) of items of `size`
+ * bytes whose code is one of `codes`; false otherwise, nothing held and no
+ * error set (the caller's other path then looks at the object). */
+static bool ferry_py_typed_buffer(PyObject* obj, Py_buffer* view, int flags, size_t size, const char* codes) {
+  if (!PyObject_CheckBuffer(obj)) return false;
+  if (PyObject_GetBuffer(obj, view, flags) != 0) {
+    PyErr_Clear();
+    return false;
+  }
+  const char code = ferry_py_item_code(*view);
+  if (view->ndim == 1 && (size_t)view->itemsize == size && code != 0 && std::strchr(codes, code) != NULL) return true;
+  PyBuffer_Release(view);
+  return false;
+}
 %}
 
 
@@ -84,11 +119,18 @@ static void ferry_py_raise(ferry_status status, const char* message) {
 }
 %typemap(out) void*, const void* { $result = PyLong_FromVoidPtr((void*)$1); }
 
-/* ---- (values, count) from any Python sequence ---- */
-%define FERRY_PY_SEQUENCE(CTYPE, CONVERT)
-%typemap(in) (const CTYPE* values, size_t count) (CTYPE* temp = NULL) {
+/* ---- (values, count): a buffer of CTYPE read in place, else any sequence ---- */
+/* A 1-D C-contiguous buffer (NumPy array, array.array, a CPU tensor's
+ * numpy()) of items of `size` bytes whose code (native byte order) is one of
+ * `codes` is read where it lies: no per-element loop over Python objects.
+ * Anything else (a list, a strided or other-typed array) takes the sequence
+ * path, which converts (or refuses) item by item. */
+%define FERRY_PY_SEQUENCE(CTYPE, CONVERT, CODES)
+%typemap(in) (const CTYPE* values, size_t count) (CTYPE* temp = NULL, Py_buffer view, bool viewed = false) {
   if ($input == Py_None) {
     $1 = NULL; $2 = 0;
+  } else if ((viewed = ferry_py_typed_buffer($input, &view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS, sizeof(CTYPE), CODES))) {
+    $1 = (CTYPE*)view.buf; $2 = (size_t)(view.len / (Py_ssize_t)sizeof(CTYPE));
   } else {
     PyObject* seq = PySequence_Fast($input, "values must be a sequence");
     if (seq == NULL) SWIG_fail;
@@ -103,12 +145,36 @@ static void ferry_py_raise(ferry_status status, const char* message) {
     $1 = temp; $2 = (size_t)n;
   }
 }
-%typemap(freearg) (const CTYPE* values, size_t count) { free(temp$argnum); }
+%typemap(freearg) (const CTYPE* values, size_t count) {
+  free(temp$argnum);
+  if (viewed$argnum) PyBuffer_Release(&view$argnum);
+}
+/* For the overloads SWIG makes of default arguments (Dataset.gather). */
+%typemap(typecheck, precedence=SWIG_TYPECHECK_POINTER) (const CTYPE* values, size_t count) {
+  $1 = ($input == Py_None || PySequence_Check($input) || PyObject_CheckBuffer($input)) ? 1 : 0;
+}
 %enddef
-FERRY_PY_SEQUENCE(float, PyFloat_AsDouble)
-FERRY_PY_SEQUENCE(int, PyLong_AsLong)
-FERRY_PY_SEQUENCE(long long, PyLong_AsLongLong)
-FERRY_PY_SEQUENCE(uint8_t, PyLong_AsUnsignedLong)
+FERRY_PY_SEQUENCE(float, PyFloat_AsDouble, "f")
+FERRY_PY_SEQUENCE(int, PyLong_AsLong, "i")
+FERRY_PY_SEQUENCE(long long, PyLong_AsLongLong, "qln")
+FERRY_PY_SEQUENCE(uint8_t, PyLong_AsUnsignedLong, "B")
+
+/* ---- (out, count): ferry writes count int64 into a writable buffer ---- */
+/* A 1-D C-contiguous writable int64 buffer (numpy.empty(n, numpy.int64), an
+ * array.array('q'), a CPU int64 tensor's numpy()): count is its length. */
+%typemap(in) (long long* out, size_t count) (Py_buffer view, bool viewed = false) {
+  viewed = ferry_py_typed_buffer($input, &view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS,
+                                 sizeof(long long), "qln");
+  if (!viewed) {
+    PyErr_Format(PyExc_TypeError, "$1_name is a %s: a writable, contiguous, 1-D int64 buffer expected "
+                 "(numpy.empty(n, numpy.int64))", Py_TYPE($input)->tp_name);
+    SWIG_fail;
+  }
+  $1 = (long long*)view.buf; $2 = (size_t)(view.len / (Py_ssize_t)sizeof(long long));
+}
+%typemap(freearg) (long long* out, size_t count) {
+  if (viewed$argnum) PyBuffer_Release(&view$argnum);
+}
 
 %typemap(in) (void* const* addresses, size_t count) (void** temp = NULL) {
   PyObject* seq = $input == Py_None ? NULL : PySequence_Fast($input, "addresses must be a sequence of int");
@@ -135,13 +201,13 @@ static void ferry_py_drop_held(ferry_batch_t, ferry_status, void* held) {
   ferry_py::decref_anywhere(static_cast<PyObject*>(held));
 }
 
-/* ferry_batch_submit with `held` kept alive by ferry until the batch completes
- * or fails (a reference the completion callback drops), however the Python
- * Batch is dropped. Called with the GIL; releases it while ferry submits
- * (submit may block: staging, the in-flight bound). */
-static ferry_batch_t ferry_py_submit_holding(ferry_context_t ctx, const ferry_source* source,
-                                             const ferry_transform* transform, const ferry_output* output,
-                                             const ferry_submit_options* options, PyObject* held) {
+/* A batch made by `launch(&batch, options)` (ferry_batch_submit,
+ * ferry_dataset_gather) with `held` kept alive by ferry until the batch
+ * completes or fails (a reference the completion callback drops), however
+ * the Python Batch is dropped. Called with the GIL; releases it while ferry
+ * works (a submit may block: staging, the in-flight bound). */
+template <class Launch>
+static ferry_batch_t ferry_py_launch_holding(const ferry_submit_options* options, PyObject* held, Launch launch) {
   ferry_submit_options with_callback;
   ferry_submit_options_init(&with_callback, sizeof with_callback);
   if (options != NULL) with_callback = *options;
@@ -154,14 +220,37 @@ static ferry_batch_t ferry_py_submit_holding(ferry_context_t ctx, const ferry_so
   ferry_status status;
   std::string message;
   Py_BEGIN_ALLOW_THREADS
-  status = ferry_batch_submit(&batch, ctx, source, transform, output, &with_callback);
+  status = launch(&batch, &with_callback);
   if (status != FERRY_OK) message = ferry_last_error();
   Py_END_ALLOW_THREADS
   if (status != FERRY_OK) {
-    Py_DECREF(held);  /* no callback runs for a refused submit */
+    Py_DECREF(held);  /* no callback runs for a refused batch */
     throw ferry_binding::Error{status, message};
   }
   return batch;
+}
+
+/* ferry_batch_submit, holding `held` (ferry_py_launch_holding). */
+static ferry_batch_t ferry_py_submit_holding(ferry_context_t ctx, const ferry_source* source,
+                                             const ferry_transform* transform, const ferry_output* output,
+                                             const ferry_submit_options* options, PyObject* held) {
+  return ferry_py_launch_holding(options, held, [&](ferry_batch_t* batch, const ferry_submit_options* o) {
+    return ferry_batch_submit(batch, ctx, source, transform, output, o);
+  });
+}
+
+/* ferry_dataset_gather (host indices, read during the call) or, on_device,
+ * ferry_dataset_gather_device (indices in the context's memory, read when the
+ * gather runs), holding `held` (the caller's output, device indices). */
+static ferry_batch_t ferry_py_gather_holding(ferry_dataset_t dataset, const void* indices, size_t count,
+                                             bool on_device, const ferry_transform* transform,
+                                             const ferry_output* output, const ferry_submit_options* options,
+                                             PyObject* held) {
+  const int64_t* at = static_cast<const int64_t*>(indices);
+  return ferry_py_launch_holding(options, held, [&](ferry_batch_t* batch, const ferry_submit_options* o) {
+    return on_device ? ferry_dataset_gather_device(batch, dataset, at, (int64_t)count, transform, output, o)
+                     : ferry_dataset_gather(batch, dataset, at, (int64_t)count, transform, output, o);
+  });
 }
 
 /* The source a uint8 buffer describes, as make_source (ferry/_descriptors.py)
@@ -169,10 +258,7 @@ static ferry_batch_t ferry_py_submit_holding(ferry_context_t ctx, const ferry_so
  * NCHW. False for what the general path must look at (another type, a flipped
  * or empty array): that path reports what is wrong, in one place. */
 static bool ferry_py_source_from_buffer(ferry_source* src, const Py_buffer& view, int layout) {
-  const char* f = view.format;
-  const bool u8 = view.itemsize == 1 &&
-                  (f == NULL || std::strcmp(f, "B") == 0 || ((f[0] == '=' || f[0] == '<' || f[0] == '>' ||
-                                                              f[0] == '|' || f[0] == '@') && std::strcmp(f + 1, "B") == 0));
+  const bool u8 = view.itemsize == 1 && ferry_py_item_code(view) == 'B';
   if (!u8 || view.ndim < 2 || view.ndim > 4 || view.shape == NULL || view.strides == NULL) return false;
   int64_t extent = 1;
   for (int i = 0; i < view.ndim; ++i) {
@@ -210,6 +296,10 @@ static bool ferry_py_source_from_buffer(ferry_source* src, const Py_buffer& view
 %nothread ferry_context_s::submit_array;
 %newobject ferry_context_s::submit_holding;
 %newobject ferry_context_s::submit_array;
+%nothread ferry_dataset_s::gather_holding;
+%nothread ferry_dataset_s::gather_device_holding;
+%newobject ferry_dataset_s::gather_holding;
+%newobject ferry_dataset_s::gather_device_holding;
 %extend ferry_context_s {
   /* ferry_batch_submit, with `held` (the source and output objects) kept
    * alive by ferry until the batch completes or fails, however the Batch
@@ -278,6 +368,31 @@ static bool ferry_py_source_from_buffer(ferry_source* src, const Py_buffer& view
     } catch (...) {
       Py_DECREF(held);
       throw;
+    }
+  }
+}
+
+%extend ferry_dataset_s {
+  /* Dataset.gather with `held` (the caller's output object, the transform)
+   * kept alive by ferry until the batch completes or fails, as submit_holding. */
+  ferry_batch_s* gather_holding(const long long* values, size_t count, const ferry_transform* transform,
+                                const ferry_output* output, const ferry_submit_options* options, PyObject* held) {
+    return ferry_py_gather_holding($self, values, count, false, transform, output, options, held);
+  }
+  /* gather_holding with `count` int64 indices at the address `indices` in the
+   * context's memory (Dataset.gather_device); `held` should hold them too. */
+  ferry_batch_s* gather_device_holding(void* indices, size_t count, const ferry_transform* transform,
+                                       const ferry_output* output, const ferry_submit_options* options,
+                                       PyObject* held) {
+    return ferry_py_gather_holding($self, indices, count, true, transform, output, options, held);
+  }
+  /* out[i] = source_index(i) for every sample i < count (= info().count): the
+   * labels' gather map in one crossing instead of one call a sample. */
+  void source_indices(long long* out, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+      int64_t index = 0;
+      ferry_binding::check(ferry_dataset_source_index(&index, $self, (int64_t)i));
+      out[i] = index;
     }
   }
 }

@@ -1,5 +1,6 @@
 /* ferry bindings, Python: random augmentation (ferry/augment.h), included by
- * ferry_python.i (whose ferry_py_submit_holding submits).
+ * ferry_python.i (whose ferry_py_submit_holding submits and ferry_py_gather_holding
+ * gathers).
  *
  * ferry_swig.Augment is the description the public ferry.Augment builds
  * (ferry/_augment.py): its constructor calls ferry_augment_init, the [2] and
@@ -55,6 +56,10 @@ struct ferry_py_augmented {
 %nothread ferry_context_s::submit_augmented;
 %newobject ferry_context_s::submit_augmented;
 %thread ferry_context_s::convert_augmented;
+%nothread ferry_dataset_s::gather_augmented;
+%nothread ferry_dataset_s::gather_device_augmented;
+%newobject ferry_dataset_s::gather_augmented;
+%newobject ferry_dataset_s::gather_device_augmented;
 %newobject transform_output_info_augmented;
 %extend ferry_context_s {
   /* submit_holding with `augment` at `step`, its n draws written to `drawn`
@@ -71,6 +76,24 @@ struct ferry_py_augmented {
                          void* drawn) {
     ferry_py_augmented call(transform, augment, step, drawn);
     ferry_binding::check(ferry_transform_apply($self, source, &call.transform, output, stream));
+  }
+}
+
+%extend ferry_dataset_s {
+  /* gather_holding with `augment` at `step` (drawn as for submit_augmented). */
+  ferry_batch_s* gather_augmented(const long long* values, size_t count, const ferry_transform* transform,
+                                  const ferry_output* output, const ferry_submit_options* options, PyObject* held,
+                                  const ferry_augment* augment, unsigned long long step, void* drawn) {
+    ferry_py_augmented call(transform, augment, step, drawn);
+    return ferry_py_gather_holding($self, values, count, false, &call.transform, output, options, held);
+  }
+  /* gather_device_holding with `augment` at `step`. */
+  ferry_batch_s* gather_device_augmented(void* indices, size_t count, const ferry_transform* transform,
+                                         const ferry_output* output, const ferry_submit_options* options,
+                                         PyObject* held, const ferry_augment* augment, unsigned long long step,
+                                         void* drawn) {
+    ferry_py_augmented call(transform, augment, step, drawn);
+    return ferry_py_gather_holding($self, indices, count, true, &call.transform, output, options, held);
   }
 }
 

@@ -16,7 +16,7 @@ from typing import Any, Dict, List
 
 from . import ferry_swig as _swig
 from ._enums import (AugmentCrop, ChromaFilter, ColorMatrix, ColorRange, Device, DType, Interpolation, Layout,
-                     LetterboxAlign, MemoryKind, Mirror, PixelFormat, ResizeMode, SourcePolicy, Status)
+                     LetterboxAlign, MemoryKind, Mirror, PixelFormat, Placement, ResizeMode, SourcePolicy, Status)
 from ._errors import (AlreadyExistsError, BusyError, CudaError, FerryError, InternalError,
                       InvalidArgumentError, InvalidHandleError, NoDeviceError, NotFoundError,
                       NotReadyError, OutOfMemoryError, OutOfRangeError, OutputTooSmallError, OverflowError_,
@@ -24,8 +24,11 @@ from ._errors import (AlreadyExistsError, BusyError, CudaError, FerryError, Inte
 from ._augment import PARAMS_DTYPE as AUGMENT_PARAMS_DTYPE, Augment, augment_boxes, augment_draw, raw_for
 from ._batch import Batch
 from ._context import Context, HostBuffer, Transform, _spec, augment_of
+from ._dataset import ResidentDataset
+from ._descriptors import output_description, struct_fields
 from ._frames import frame_spec, make_frame_source
 from ._prefetch import PrefetchLoader
+from ._resident import ResidentLoader
 
 #: The header version this package was built against (FERRY_VERSION_NUMBER).
 HEADER_VERSION: int = _swig.FERRY_VERSION_NUMBER
@@ -75,9 +78,7 @@ def device_count() -> int:
 
 def device_properties(device: int = 0) -> Dict[str, Any]:
     """Properties of CUDA device `device` (``ferry_device_properties``)."""
-    raw = _swig.device_properties(int(device))
-    return {name: getattr(raw, name) for name in dir(raw)
-            if not name.startswith("_") and name not in ("this", "thisown", "struct_size")}
+    return struct_fields(_swig.device_properties(int(device)))
 
 
 def output_info(source: Any = None, transform: Transform = None, *, source_layout: Layout = Layout.NHWC,
@@ -95,13 +96,12 @@ def output_info(source: Any = None, transform: Transform = None, *, source_layou
     t = spec.build(src)
     info = (_swig.transform_output_info(src, t) if aug is None else
             _swig.transform_output_info_augmented(src, t, raw_for(aug, spec, src)))
-    return {"shape": tuple(info.shape_at(i) for i in range(info.ndim)),
-            "strides": tuple(info.stride_at(i) for i in range(info.ndim)),
-            "dtype": DType(info.dtype), "layout": Layout(info.layout), "nbytes": info.bytes}
+    return output_description(info)
 
 
 __all__ = [
     "Context", "Batch", "Transform", "HostBuffer", "PrefetchLoader", "Augment", "AugmentCrop",
+    "ResidentDataset", "ResidentLoader", "Placement",
     "augment_draw", "augment_boxes", "AUGMENT_PARAMS_DTYPE",
     "Device", "DType", "Layout", "Mirror", "SourcePolicy", "MemoryKind", "Status",
     "Interpolation", "ResizeMode", "LetterboxAlign", "PixelFormat", "ColorMatrix", "ColorRange", "ChromaFilter",

@@ -1,13 +1,15 @@
 """Context: everything ferry owns for one device (streams, pools, caches)."""
 from __future__ import annotations
 
+import atexit
+import weakref
 from typing import Any, Dict, Optional
 
 from . import ferry_swig as _swig
 from ._arrays import stream_address, view
 from ._augment import Augment, check_augment, empty_params, raw_for
 from ._batch import _KDL_CPU, _KDL_CUDA, Batch
-from ._descriptors import TransformSpec, cached_transform, make_output, make_transform
+from ._descriptors import TransformSpec, cached_transform, make_output, make_transform, struct_fields
 from ._enums import Device, Layout, MemoryKind, SourcePolicy, Status, parse_layout
 from ._errors import error
 from ._frames import frame_spec, make_frame_source
@@ -73,7 +75,8 @@ class Context:
     end of the block (waiting for its batches); ``close()`` does the same.
 
     All keyword options are those of ``ferry_context_options``; None (the
-    default) keeps ferry's default. Thread-safe.
+    default) keeps ferry's default. Thread-safe. A context still open at
+    interpreter exit is closed then (an atexit handler).
     """
 
     def __init__(self, device: Device = Device.AUTO, **options: Any) -> None:
@@ -91,6 +94,7 @@ class Context:
         self._dlpack_device = (_KDL_CUDA, index) if kind == Device.CUDA else (_KDL_CPU, 0)
         self._closed = False
         self._registered: Dict[int, Any] = {}
+        _OPEN.add(self)
 
     # ---- device ----
     @property
@@ -260,9 +264,7 @@ class Context:
 
     def stats(self) -> Dict[str, Any]:
         """A snapshot of the context's counters (``ferry_stats``) as a dict."""
-        raw = self._h.stats()
-        return {name: getattr(raw, name) for name in dir(raw)
-                if not name.startswith("_") and name not in ("this", "thisown", "struct_size")}
+        return struct_fields(self._h.stats())
 
     def reset_stats(self) -> None:
         self._h.reset_stats()
@@ -296,6 +298,27 @@ class Context:
         except Exception:  # a repr never raises
             name = ""
         return f"<ferry.Context CUDA:{self.device_index}{name}>"
+
+
+_OPEN: "weakref.WeakSet[Context]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_contexts() -> None:
+    """At interpreter exit, the contexts still open are closed while Python
+    still serves other threads: ferry's completion thread may have a batch's
+    held objects (its source, a caller's output) left to drop, and a thread
+    that asks for the GIL once finalization has begun is ended, which aborts
+    the process ("FATAL: exception not rethrown")."""
+    for context in list(_OPEN):
+        context.close()
+
+
+def check_context(context: Any) -> Context:
+    """`context` when it is a ferry.Context (the loaders' and datasets' argument), else InvalidArgumentError."""
+    if not isinstance(context, Context):
+        raise error(Status.INVALID_ARGUMENT, f"context is a {type(context).__name__}: a ferry.Context expected")
+    return context
 
 
 class HostBuffer:

@@ -49,17 +49,17 @@ def _set_strides(src: Any, strides: Tuple[int, ...], layout: Layout, with_n: boo
         src.stride_n, src.stride_c, src.stride_h, src.stride_w = s
 
 
-def _sample_descs(src: Any, views: List[ArrayView], layout: Layout) -> None:
+def _sample_descs(src: Any, views: List[ArrayView], layout: Layout, name: str) -> None:
     """ferry_source.sample_descs: a list of images of different sizes (one c)."""
     flat: List[int] = []
     c0 = None
     for i, v in enumerate(views):
-        h, w, c = _sample_dims(v.shape, layout, f"source[{i}]")
+        h, w, c = _sample_dims(v.shape, layout, f"{name}[{i}]")
         if c0 is None:
             c0 = c
         elif c != c0:
             raise error(Status.INVALID_ARGUMENT,
-                        f"source[{i}] has shape {v.shape}: {c} channel{'s' if c != 1 else ''} where source[0] has "
+                        f"{name}[{i}] has shape {v.shape}: {c} channel{'s' if c != 1 else ''} where {name}[0] has "
                         f"{c0}; samples of different sizes share one channel count")
         s = list(v.strides) + ([1] if len(v.shape) == 2 else [])
         sh, sw, sc = s if layout == Layout.NHWC else (s[1], s[2], s[0])
@@ -68,42 +68,43 @@ def _sample_descs(src: Any, views: List[ArrayView], layout: Layout) -> None:
     src.set_sample_descs(flat)
 
 
-def make_source(data: Any, layout: Layout = Layout.NHWC) -> Tuple[Any, List[Any]]:
+def make_source(data: Any, layout: Layout = Layout.NHWC, name: str = "source") -> Tuple[Any, List[Any]]:
     """A Source for one array (n, h, w, c) / one image / a list of images
     (of one size, or of different sizes: ferry_source.sample_descs, which a
     resize or per_sample_crop windows of one size bring to one output size).
-    Returns the Source and the objects that keep its memory alive."""
+    Returns the Source and the objects that keep its memory alive. `name`:
+    the argument the messages name."""
     layout = parse_layout(layout, "source_layout")
     src = _swig.Source()
     src.layout = int(layout)
     if isinstance(data, (list, tuple)):
         if len(data) == 0:
-            raise error(Status.INVALID_ARGUMENT, "source is an empty list: at least one sample is required")
-        views = [view(item, f"source[{i}]") for i, item in enumerate(data)]
+            raise error(Status.INVALID_ARGUMENT, f"{name} is an empty list: at least one sample is required")
+        views = [view(item, f"{name}[{i}]") for i, item in enumerate(data)]
         first = views[0]
         for i, v in enumerate(views):
-            _check_uint8(v, f"source[{i}]")
+            _check_uint8(v, f"{name}[{i}]")
             if len(v.shape) != len(first.shape):
                 raise error(Status.INVALID_ARGUMENT,
-                            f"source[{i}] has shape {v.shape}: every sample must have the dimensions of "
-                            f"source[0] (shape {first.shape})")
+                            f"{name}[{i}] has shape {v.shape}: every sample must have the dimensions of "
+                            f"{name}[0] (shape {first.shape})")
         if any(v.shape != first.shape or v.strides != first.strides for v in views):
-            _sample_descs(src, views, layout)
+            _sample_descs(src, views, layout, name)
             return src, [v.keepalive for v in views]
-        src.h, src.w, src.c = _sample_dims(first.shape, layout, "source[0]")
+        src.h, src.w, src.c = _sample_dims(first.shape, layout, f"{name}[0]")
         _set_strides(src, first.strides, layout, with_n=False)
         src.sample_bytes = first.extent
         src.set_samples([v.address for v in views])
         return src, [v.keepalive for v in views]
-    v = view(data, "source")
-    _check_uint8(v, "source")
+    v = view(data, name)
+    _check_uint8(v, name)
     if len(v.shape) == 4:
         n = v.shape[0]
-        src.h, src.w, src.c = _sample_dims(v.shape[1:], layout, "source")
+        src.h, src.w, src.c = _sample_dims(v.shape[1:], layout, name)
         _set_strides(src, v.strides, layout, with_n=True)
     else:
         n = 1
-        src.h, src.w, src.c = _sample_dims(v.shape, layout, "source")
+        src.h, src.w, src.c = _sample_dims(v.shape, layout, name)
         _set_strides(src, v.strides, layout, with_n=False)
     src.n = n
     src.data = v.address
@@ -516,3 +517,17 @@ def make_output(out: Any, info: Any) -> Tuple[Any, Any]:
     else:
         o.stride_n, o.stride_h, o.stride_w, o.stride_c = v.strides
     return o, v.keepalive
+
+
+def output_description(info: Any) -> Dict[str, Any]:
+    """A ferry_tensor_info as ferry.output_info gives it: shape (memory-layout
+    order), strides (bytes), dtype, layout, nbytes."""
+    return {"shape": tuple(info.shape_at(i) for i in range(info.ndim)),
+            "strides": tuple(info.stride_at(i) for i in range(info.ndim)),
+            "dtype": DType(info.dtype), "layout": Layout(info.layout), "nbytes": info.bytes}
+
+
+def struct_fields(raw: Any) -> Dict[str, Any]:
+    """A SWIG struct ferry filled (stats, device properties, dataset info) as a dict of its fields."""
+    return {name: getattr(raw, name) for name in dir(raw)
+            if not name.startswith("_") and name not in ("this", "thisown", "struct_size")}

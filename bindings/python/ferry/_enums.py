@@ -128,6 +128,12 @@ class AugmentCrop(enum.IntEnum):
     CENTER = _swig.FERRY_AUGMENT_CROP_CENTER  # torchvision CenterCrop(resize)
 
 
+class Placement(enum.IntEnum):
+    """ferry_dataset_placement: which samples a ResidentDataset holds in a job of several ranks."""
+    REPLICA = _swig.FERRY_DATASET_REPLICA  # every sample; each rank's epoch is its share of one permutation
+    SHARD = _swig.FERRY_DATASET_SHARD  # this rank's samples only (DistributedSampler's split and padding)
+
+
 class MemoryKind(enum.IntFlag):
     """ferry_memory_kind bits for Context.trim."""
     PINNED = _swig.FERRY_MEMORY_PINNED
@@ -293,3 +299,8 @@ def parse_augment_crop(value: object, name: str = "crop") -> AugmentCrop:
     return _parse_named(AugmentCrop, value, name, {"random_resized_crop": AugmentCrop.RANDOM_RESIZED,
                                                    "random_crop": AugmentCrop.RANDOM,
                                                    "center_crop": AugmentCrop.CENTER})
+
+
+def parse_placement(value: object, name: str = "placement") -> Placement:
+    """ferry.Placement or "replica" "shard" (any case)."""
+    return _parse_named(Placement, value, name, {})

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import sys
 from collections import deque
-from typing import Any, Deque, Iterable, Iterator, Optional, Tuple
+from typing import Any, Callable, Deque, Dict, Iterable, Iterator, Optional, Tuple
 
 from ._augment import Augment, check_augment
 from ._batch import Batch
-from ._context import Context, Transform
+from ._context import Context, Transform, check_context
 from ._enums import Device, Layout, SourcePolicy, Status
 from ._errors import FerryError, error
 from ._frames import frame_spec
@@ -125,15 +125,9 @@ class PrefetchLoader:
                  source_policy: SourcePolicy = SourcePolicy.AUTO, format: Any = None, size: Any = None,
                  color_matrix: Any = None, color_range: Any = None, chroma_filter: Any = None,
                  augment: Optional[Augment] = None, **transform_kwargs: Any) -> None:
-        if not isinstance(context, Context):
-            raise error(Status.INVALID_ARGUMENT,
-                        f"context is a {type(context).__name__}: a ferry.Context expected")
-        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-            raise error(Status.INVALID_ARGUMENT,
-                        f"depth is {depth!r}: the batches kept in flight ahead, an int >= 1 (default 2)")
         self._iterable = iterable
-        self._context = context
-        self._depth = depth
+        self._context = check_context(context)
+        self._depth = check_depth(depth)
         self._torch = bool(torch)
         self._field = field
         self._submit_args = dict(source_layout=source_layout, source_policy=source_policy)
@@ -141,12 +135,7 @@ class PrefetchLoader:
                      chroma_filter=chroma_filter)
         frame_spec(**frame)  # checked now, as the transform keywords are
         self._submit_args.update((k, v) for k, v in frame.items() if v is not None)
-        if transform is not None and (transform_kwargs or not isinstance(transform, Transform)):
-            raise error(Status.INVALID_ARGUMENT, f"transform is {transform!r} with keywords {sorted(transform_kwargs)}: "
-                        "pass one ferry.Transform, or the transform keywords")
-        # Checked now (a bad keyword fails here, not at the first batch); reused for every batch.
-        self._transform = transform if transform is not None else Transform(**transform_kwargs)
-        self._augment = check_augment(augment) if augment is not None else self._transform._spec.augment
+        self._transform, self._augment = loader_transform(transform, augment, transform_kwargs)
         self._step = self._augment.step if self._augment is not None else 0
         self.augment_params: Any = None
 
@@ -176,42 +165,22 @@ class PrefetchLoader:
 
     # ---- the loop ----
     def _run(self) -> Iterator[Any]:
-        stream, move = self._device_hooks()
-        items = iter(self._iterable)
-        pending: Deque[Tuple[Batch, _Item, Any, int]] = deque()
-        yielded: Optional[Batch] = None
-        index = 0
+        stream, move = device_hooks(self._context)
         first_step = self._step  # batch k of this pass draws at first_step + k
+
+        def submitted() -> Iterator[Tuple[Batch, Any, Any]]:
+            for index, item in enumerate(self._iterable):
+                yield self._submit(item, index, first_step + index, stream, move)
+
+        batches = in_flight(submitted(), self._depth, self._torch, stream)
         try:
-            while True:
-                while len(pending) < self._depth + 1:  # the one to yield plus `depth` ahead
-                    try:
-                        item = next(items)
-                    except StopIteration:
-                        break
-                    pending.append(self._submit(item, index, first_step + index, stream, move))
-                    index += 1
-                if not pending:
-                    return
-                batch, parts, handed_to, step = pending.popleft()
-                if yielded is not None:
-                    yielded.close()
-                    yielded = None
-                current = stream()
-                if current is not None and current != handed_to:
-                    batch.stream_wait(current)  # the caller moved to another stream
+            for output, batch, (parts, step) in batches:
                 self._step, self.augment_params = step + 1, batch.augment_params
-                if self._torch:
-                    import torch
-                    with batch:
-                        output = torch.from_dlpack(batch)
-                else:
-                    output = yielded = batch
                 yield parts.rebuild(output)
         finally:
-            self._finish(pending, yielded)
+            batches.close()  # a loop left early: nothing stays in flight
 
-    def _submit(self, item: Any, index: int, step: int, stream: Any, move: Any) -> Tuple[Batch, _Item, Any, int]:
+    def _submit(self, item: Any, index: int, step: int, stream: Any, move: Any) -> Tuple[Batch, Any, Any]:
         parts = _Item(item, self._field)
         handoff = stream()
         augment = None if self._augment is None else self._augment._with_step(step % (1 << 64))
@@ -222,36 +191,97 @@ class PrefetchLoader:
             raise type(e)(f"batch {index} from the iterable: {e.message}", e.status) from None
         parts.images = None  # ferry holds the source until it has read it
         parts.move_rest(move)  # now, so that these copies overlap with the loop's work too
-        return batch, parts, handoff, step
+        return batch, handoff, (parts, step)
 
-    @staticmethod
-    def _finish(pending: Deque[Tuple[Batch, _Item, Any, int]], yielded: Optional[Batch]) -> None:
-        """Nothing left in flight: wait for each submitted batch (its error, if
-        any, is not the one to report) and release it."""
-        if yielded is not None:
-            yielded.close()
-        while pending:
-            batch = pending.popleft()[0]
-            try:
-                batch.wait()
-            except FerryError:
-                pass
-            finally:
-                batch.close()
 
-    def _device_hooks(self) -> Tuple[Any, Any]:
-        """(current stream, move): the stream to hand batches off to (torch's
-        current CUDA stream on a CUDA context where torch is loaded, else
-        None), and how a passing-through tensor reaches the context's device."""
-        torch = sys.modules.get("torch")
-        if self._context.device != Device.CUDA or torch is None or not torch.cuda.is_available():
-            return (lambda: None), (lambda v: v)
-        device = torch.device("cuda", self._context.device_index)
+# ---- shared with ResidentLoader (ferry/_resident.py) ----
 
-        def stream() -> int:
-            return torch.cuda.current_stream(device).cuda_stream
+def check_depth(depth: Any) -> int:
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise error(Status.INVALID_ARGUMENT,
+                    f"depth is {depth!r}: the batches kept in flight ahead, an int >= 1 (default 2)")
+    return depth
 
-        def move(value: Any) -> Any:
-            return value.to(device, non_blocking=True) if isinstance(value, torch.Tensor) else value
 
-        return stream, move
+def loader_transform(transform: Optional[Transform], augment: Optional[Augment],
+                     transform_kwargs: Dict[str, Any]) -> Tuple[Transform, Optional[Augment]]:
+    """A loader's Transform (built now: a bad keyword fails here, not at the
+    first batch; reused for every batch) and its augmentation (augment=, else
+    the Transform's)."""
+    if transform is not None and (transform_kwargs or not isinstance(transform, Transform)):
+        raise error(Status.INVALID_ARGUMENT, f"transform is {transform!r} with keywords {sorted(transform_kwargs)}: "
+                    "pass one ferry.Transform, or the transform keywords")
+    made = transform if transform is not None else Transform(**transform_kwargs)
+    return made, check_augment(augment) if augment is not None else made._spec.augment
+
+
+def in_flight(submitted: Iterator[Tuple[Batch, Any, Any]], depth: int, as_torch: bool,
+              stream: Callable[[], Any]) -> Iterator[Tuple[Any, Batch, Any]]:
+    """The batches `submitted` makes (each next() submits one: (batch, the
+    stream it was handed off to, what rides along)), kept `depth` ahead of the
+    one yielded as (output, batch, what rides along). The output is a torch
+    tensor (the batch released at once) with as_torch, else the batch itself,
+    closed when the next one is asked for. A batch is made to wait on the
+    caller's current stream where the caller moved to another since it was
+    submitted. Closing this generator (a loop left early, an error) waits for
+    the batches in flight and releases them."""
+    pending: Deque[Tuple[Batch, Any, Any]] = deque()
+    yielded: Optional[Batch] = None
+    try:
+        while True:
+            while len(pending) < depth + 1:  # the one to yield plus `depth` ahead
+                try:
+                    pending.append(next(submitted))
+                except StopIteration:
+                    break
+            if not pending:
+                return
+            batch, handed_to, along = pending.popleft()
+            if yielded is not None:
+                yielded.close()
+                yielded = None
+            current = stream()
+            if current is not None and current != handed_to:
+                batch.stream_wait(current)  # the caller moved to another stream
+            if as_torch:
+                import torch
+                with batch:
+                    output = torch.from_dlpack(batch)
+            else:
+                output = yielded = batch
+            yield output, batch, along
+    finally:
+        _finish(pending, yielded)
+
+
+def _finish(pending: Deque[Tuple[Batch, Any, Any]], yielded: Optional[Batch]) -> None:
+    """Nothing left in flight: wait for each submitted batch (its error, if
+    any, is not the one to report) and release it."""
+    if yielded is not None:
+        yielded.close()
+    while pending:
+        batch = pending.popleft()[0]
+        try:
+            batch.wait()
+        except FerryError:
+            pass
+        finally:
+            batch.close()
+
+
+def device_hooks(context: Context) -> Tuple[Callable[[], Any], Callable[[Any], Any]]:
+    """(current stream, move): the stream to hand batches off to (torch's
+    current CUDA stream on a CUDA context where torch is loaded, else None),
+    and how a tensor reaches the context's device (non_blocking)."""
+    torch = sys.modules.get("torch")
+    if context.device != Device.CUDA or torch is None or not torch.cuda.is_available():
+        return (lambda: None), (lambda v: v)
+    device = torch.device("cuda", context.device_index)
+
+    def stream() -> int:
+        return torch.cuda.current_stream(device).cuda_stream
+
+    def move(value: Any) -> Any:
+        return value.to(device, non_blocking=True) if isinstance(value, torch.Tensor) else value
+
+    return stream, move

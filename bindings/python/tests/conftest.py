@@ -1,8 +1,33 @@
 """pytest setup for ferry's Python binding (run by CTest: ctest -L python).
-The package is found through PYTHONPATH (CTest sets it to the build tree)."""
+The package is found through PYTHONPATH (CTest sets it to the build tree).
+Test modules import the torch markers and nothing_in_flight from here."""
+import time
+
 import pytest
 
 import ferry
+
+try:
+    import torch
+except ImportError:  # the NumPy cases still run
+    torch = None
+needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed for this Python")
+needs_gpu = pytest.mark.skipif(torch is None or not torch.cuda.is_available() or ferry.device_count() == 0,
+                               reason="no CUDA device (and torch with CUDA): the GPU cases run on the GPU machine")
+
+
+def nothing_in_flight(ctx, timeout=10.0):
+    """Every batch released and complete. ferry's completion thread counts a
+    batch complete just after a wait on it returns: allow it that moment."""
+    deadline = time.monotonic() + timeout
+    while True:
+        stats = ctx.stats()
+        done = stats["batches_completed"] + stats["batches_failed"]
+        if stats["batches_unreleased"] == 0 and stats["batches_submitted"] == done:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
 
 
 @pytest.fixture

@@ -172,6 +172,24 @@ def test_dropped_batches_keep_their_sources_alive():
     assert rc == 0 and "ok" in out, f"exit {rc}: {out}"
 
 
+def test_a_context_left_open_at_exit_exits_cleanly():
+    # The last batch's held source is dropped by ferry's completion thread just after wait()
+    # returns: at interpreter exit that raced Python's finalization and aborted the process.
+    code = """
+        import numpy as np, ferry
+        images = np.zeros((64, 1, 1, 3), np.uint8)
+        ctx = ferry.Context(ferry.Device.CPU)
+        dataset = ferry.ResidentDataset(ctx, images)
+        for i in range(1000):
+            ctx.submit(images[i % 64:i % 64 + 1]).wait().close()
+            dataset.gather([i % 64], out=np.empty((1, 3, 1, 1), np.float32)).wait().close()
+        print("ok")
+    """
+    for _ in range(3):
+        rc, out = run_python(code)
+        assert rc == 0 and "ok" in out, f"exit {rc}: {out}"
+
+
 def test_caller_output_kept_until_complete():
     src = images(8)
     with ferry.Context(ferry.Device.CPU) as ctx:

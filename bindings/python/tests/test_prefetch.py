@@ -2,22 +2,13 @@
 `depth` submitted ahead, converted outputs yielded; records pass their other
 fields through; leaving the loop early leaves nothing in flight. CPU backend
 here; the GPU cases (hand-off to torch's current stream) skip without CUDA."""
-import time
-
 import numpy as np
 import pytest
 
 import ferry
+from conftest import needs_gpu, needs_torch, nothing_in_flight, torch
 
 MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
-
-try:
-    import torch
-except ImportError:  # the NumPy cases still run
-    torch = None
-needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed for this Python")
-needs_gpu = pytest.mark.skipif(torch is None or not torch.cuda.is_available() or ferry.device_count() == 0,
-                               reason="no CUDA device (and torch with CUDA): the hand-off case runs on the GPU machine")
 
 
 def reference(images):
@@ -28,20 +19,6 @@ def reference(images):
 def batches(count, n=4, h=8, w=6, seed=0):
     rng = np.random.default_rng(seed)
     return [rng.integers(0, 256, (n, h, w, 3), dtype=np.uint8) for _ in range(count)]
-
-
-def nothing_in_flight(ctx, timeout=10.0):
-    """Every batch released and complete. ferry's completion thread counts a
-    batch complete just after a wait on it returns: allow it that moment."""
-    deadline = time.monotonic() + timeout
-    while True:
-        stats = ctx.stats()
-        done = stats["batches_completed"] + stats["batches_failed"]
-        if stats["batches_unreleased"] == 0 and stats["batches_submitted"] == done:
-            return True
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.005)
 
 
 class Counting:
