@@ -36,6 +36,9 @@ class Draws {
     return std::min<std::int64_t>(n - 1, static_cast<std::int64_t>(std::floor(unit() * static_cast<double>(n))));
   }
   bool chance(float probability) { return unit() < static_cast<double>(probability); }
+  void skip(int words) {
+    for (int i = 0; i < words; ++i) (void)word();
+  }
 
  private:
   philox::Stream stream_;
@@ -87,6 +90,7 @@ std::int64_t center_origin(std::int64_t image, std::int64_t crop) {
 }
 
 void draw_jitter(const Augment& a, Draws& d, AugmentDraw& out) {
+  if (!a.jitters()) return;  // nothing to order or scale: the order stays 0 1 2 3, no draws spent
   int perm[4] = {0, 1, 2, 3};
   for (int i = 3; i > 0; --i) std::swap(perm[i], perm[d.below(i + 1)]);  // Fisher-Yates
   const float* range[4] = {a.brightness, a.contrast, a.saturation, a.hue};
@@ -209,15 +213,22 @@ AugmentDraw draw_augment(const Augment& a, std::int64_t position, std::int64_t i
       break;
     }
   }
+  // Each kind draws from its own counter, so one that is off is skipped
+  // without moving the others (a probability of 0 never fires: no draw needed).
   Draws flips(stream, kFlipDraws);
-  if (flips.chance(a.flip_x_probability)) out.flip |= kMirrorX;
-  if (flips.chance(a.flip_y_probability)) out.flip |= kMirrorY;
+  if (a.flip_x_probability > 0.0f && flips.chance(a.flip_x_probability)) out.flip |= kMirrorX;
+  if (a.flip_y_probability > 0.0f) {
+    if (a.flip_x_probability <= 0.0f) flips.skip(2);  // flip_y's words come after flip_x's
+    if (flips.chance(a.flip_y_probability)) out.flip |= kMirrorY;
+  }
   Draws jitter(stream, kJitterDraws);
   draw_jitter(a, jitter, out);
   Draws gray(stream, kGrayDraws);
-  out.grayscale = gray.chance(a.grayscale_probability);
-  Draws erase(stream, kEraseDraws);
-  draw_erase(a, erase, out_w, out_h, out);
+  out.grayscale = a.grayscale_probability > 0.0f && gray.chance(a.grayscale_probability);
+  if (a.erase_probability > 0.0f) {
+    Draws erase(stream, kEraseDraws);
+    draw_erase(a, erase, out_w, out_h, out);
+  }
   return out;
 }
 
