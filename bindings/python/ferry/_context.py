@@ -92,6 +92,8 @@ class Context:
         # Read once: every batch's output is on the context's device (Batch.__dlpack_device__).
         kind, index = self._h.device_kind(), self._h.device_index()
         self._dlpack_device = (_KDL_CUDA, index) if kind == Device.CUDA else (_KDL_CPU, 0)
+        # Cached: loaders ask for them per batch, and a call into ferry costs tens of microseconds there.
+        self._device, self._device_index = Device(kind), index
         self._closed = False
         self._registered: Dict[int, Any] = {}
         _OPEN.add(self)
@@ -100,11 +102,15 @@ class Context:
     @property
     def device(self) -> Device:
         """CPU or CUDA (AUTO resolved)."""
-        return Device(self._h.device_kind())
+        if self._closed:
+            return Device(self._h.device_kind())  # raises ferry's InvalidHandleError
+        return self._device
 
     @property
     def device_index(self) -> int:
-        return self._h.device_index()
+        if self._closed:
+            return self._h.device_index()  # raises ferry's InvalidHandleError
+        return self._device_index
 
     # ---- batches ----
     def submit(self, source: Any = None, transform: Optional[Transform] = None, *,
