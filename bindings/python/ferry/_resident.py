@@ -175,11 +175,13 @@ class ResidentLoader:
         first_step = (0 if self._augment is None else self._augment.step) + epoch * count
 
         def submitted() -> Iterator[Tuple[Batch, Any, Any]]:
+            ordered = None  # the last stream made to wait for the order's copy (once per stream, not per batch)
             for k in range(count):
                 handoff = stream()
-                if copied is not None:  # the order's copy, on the stream of its epoch's first pass, comes first
+                if copied is not None and handoff != ordered:  # the order's copy, on its epoch's first pass, comes first
                     import torch
                     torch.cuda.current_stream(self._gpu).wait_event(copied)
+                    ordered = handoff
                 augment = None if self._augment is None else self._augment._with_step((first_step + k) % (1 << 64))
                 batch = self._dataset.gather(order[k * size:(k + 1) * size], self._transform, stream=handoff,
                                              augment=augment)
