@@ -1,0 +1,210 @@
+// The timed rows of ferry_bench_dataset (dataset_bench_timing.h).
+#include "bench/dataset_bench_timing.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/bench_baselines.h"
+#include "ferry/ferry.h"
+
+#if FERRY_HAVE_CUDA
+#include "bench/gpu_timing.h"
+#include "tests/support/stream_gate.h"
+#endif
+
+namespace ferry::bench::dataset {
+
+CreateTimes create_times(const Backend& b, const ferry_source& src, int reps) {
+  std::vector<double> call, upload;
+  for (int r = 0; r <= reps; ++r) {  // the first warms the pinned ring and the staging threads up
+    ferry_dataset_t ds = nullptr;
+    const auto t0 = Clock::now();
+    check(ferry_dataset_create(&ds, b.ctx, &src, nullptr), "ferry_dataset_create");
+    const double ms = ms_since(t0);
+    ferry_dataset_info info;
+    ferry_dataset_info_init(&info, sizeof info);
+    check(ferry_dataset_get_info(&info, ds), "ferry_dataset_get_info");
+    check(ferry_dataset_destroy(ds), "ferry_dataset_destroy");
+    if (r == 0) continue;
+    call.push_back(ms);
+    upload.push_back(info.upload_seconds * 1e3);
+  }
+  return {fb::median(call), fb::median(upload)};
+}
+
+namespace {
+
+// Gathers `batch` indices at a time from the epoch's order, the augmentation's step advanced per gather.
+struct Gatherer {
+  ferry_dataset_t ds;
+  const std::vector<std::int64_t>& order;
+  std::int64_t batch;
+  ferry_augment augment{};
+  ferry_transform transform{};
+  std::size_t next = 0;
+
+  ferry_batch_t gather(const ferry_submit_options* options = nullptr, const ferry_output* output = nullptr) {
+    if (next + static_cast<std::size_t>(batch) > order.size()) next = 0;
+    ferry_batch_t out = nullptr;
+    check(ferry_dataset_gather(&out, ds, order.data() + next, batch, &transform, output, options),
+          "ferry_dataset_gather");
+    next += static_cast<std::size_t>(batch);
+    ++augment.step;
+    return out;
+  }
+};
+
+// Milliseconds per gather, `depth` in flight (gather k+1 is submitted before
+// k is waited for at depth 2): median of reps runs of `batches` gathers.
+double pipelined_ms(Gatherer& g, int depth, int batches, int reps) {
+  std::vector<double> runs;
+  for (int r = 0; r <= reps; ++r) {  // run 0 warms the cache up to `depth` outputs
+    std::deque<ferry_batch_t> in_flight;
+    auto retire_oldest = [&] {
+      check(ferry_batch_wait(in_flight.front()), "ferry_batch_wait");
+      check(ferry_batch_release(in_flight.front()), "ferry_batch_release");
+      in_flight.pop_front();
+    };
+    const auto t0 = Clock::now();
+    for (int i = 0; i < batches; ++i) {
+      in_flight.push_back(g.gather());
+      if (static_cast<int>(in_flight.size()) >= depth) retire_oldest();
+    }
+    while (!in_flight.empty()) retire_oldest();
+    if (r > 0) runs.push_back(ms_since(t0) / batches);
+  }
+  return fb::median(runs);
+}
+
+std::uint64_t convert_ns(ferry_context_t ctx) {
+  ferry_stats s;
+  ferry_stats_init(&s, sizeof s);
+  check(ferry_stats_get(&s, ctx), "ferry_stats_get");
+  return s.convert_ns;
+}
+
+// The conversion time ferry adds to its statistics for the one gather just
+// waited for: ferry_batch_wait returns once the GPU is done, and ferry's
+// completion thread reads the gather's timing events just after.
+double convert_ms_after(ferry_context_t ctx, std::uint64_t before_ns) {
+  const auto t0 = Clock::now();
+  for (;;) {
+    const std::uint64_t now_ns = convert_ns(ctx);
+    if (now_ns != before_ns) return static_cast<double>(now_ns - before_ns) / 1e6;
+    if (ms_since(t0) > 5000) {
+      std::fprintf(stderr, "ferry_bench_dataset: the gather's conversion time never reached ferry_stats.convert_ns\n");
+      std::exit(1);
+    }
+    std::this_thread::yield();
+  }
+}
+
+#if FERRY_HAVE_CUDA
+// Milliseconds of one D2D copy of `bytes`, timed as the gather's kernel is:
+// events around it on a stream held until both are queued (so the host's
+// enqueueing is not counted), median of reps; each copy in memory the
+// previous ones did not touch.
+double held_copy_ms(Backend& b, std::size_t bytes, int reps) {
+  cudaEvent_t start, stop;
+  fb::check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+  fb::check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+  std::vector<double> ms;
+  for (int r = -3; r < reps; ++r) {  // 3 warm-ups
+    if (b.d2d_at + bytes > kD2DSpan) b.d2d_at = 0;
+    {
+      ferry::test::StreamGate hold;
+      fb::check_cuda(hold.close(b.stream), "cudaLaunchHostFunc");
+      fb::check_cuda(cudaEventRecord(start, b.stream), "cudaEventRecord");
+      fb::check_cuda(cudaMemcpyAsync(b.d2d_to + b.d2d_at, b.d2d_from + b.d2d_at, bytes, cudaMemcpyDeviceToDevice,
+                                     b.stream),
+                     "cudaMemcpyAsync");
+      fb::check_cuda(cudaEventRecord(stop, b.stream), "cudaEventRecord");
+    }
+    fb::check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float t = 0;
+    fb::check_cuda(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+    if (r >= 0) ms.push_back(t);
+    b.d2d_at += (bytes + 4095) / 4096 * 4096;
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return fb::median(ms);
+}
+#endif
+
+}  // namespace
+
+GatherRow measure_gather(Backend& b, ferry_dataset_t ds, const SetShape& s, const std::vector<std::int64_t>& order,
+                         std::int64_t batch, bool augmented, const std::uint8_t* host_bytes, const Options& o) {
+  Gatherer g{ds, order, batch};
+  g.transform = gather_transform(augmented, g.augment, s.side);
+  GatherRow row{augmented ? "CIFAR recipe: RandomCrop(pad 4) + flip, f16 NCHW normalized"
+                          : "no augmentation: f16 NCHW normalized, no resize",
+                batch, 0, 0, 0, 0, 0, -1, 0, augmented};
+  gather_bytes(s, batch, g.transform, &row.in_bytes, &row.out_bytes);
+  // The kernel alone: ferry's own timing of each single gather (events
+  // around the kernel on a GPU, its stream held until the call returned;
+  // the conversion's wall time on the CPU).
+  ferry_submit_options held;
+  ferry_submit_options_init(&held, sizeof held);
+  ferry_output timed_out;
+  ferry_output_init(&timed_out, sizeof timed_out);
+#if FERRY_HAVE_CUDA
+  held.handoff_stream = b.stream, held.has_handoff_stream = 1;
+  timed_out.data = b.timed_out, timed_out.bytes = b.timed_out_bytes;
+#endif
+  std::vector<double> kernel, host;
+  for (int r = -5; r < o.reps; ++r) {
+    const std::uint64_t before_ns = convert_ns(b.ctx);
+    ferry_batch_t batch_handle = nullptr;
+    double call_ms = 0;
+#if FERRY_HAVE_CUDA
+    if (b.gpu) {
+      // A gather into a caller's output handed this stream at submit starts
+      // its kernel only after the stream's earlier work: held until the call
+      // has returned, ferry's timing events around the kernel do not count
+      // the host's work in the call (on an idle stream they would be
+      // recorded before that work ends).
+      ferry::test::StreamGate hold;
+      fb::check_cuda(hold.close(b.stream), "cudaLaunchHostFunc");
+      const auto t0 = Clock::now();
+      batch_handle = g.gather(&held, &timed_out);
+      call_ms = ms_since(t0);
+    }
+#endif
+    if (!b.gpu) {
+      const auto t0 = Clock::now();
+      batch_handle = g.gather();
+      call_ms = ms_since(t0);
+    }
+    check(ferry_batch_wait(batch_handle), "ferry_batch_wait");
+    check(ferry_batch_release(batch_handle), "ferry_batch_release");
+    const double ms = convert_ms_after(b.ctx, before_ns);
+    if (r < 0) continue;  // warm-up
+    kernel.push_back(ms);
+    host.push_back(call_ms);
+  }
+  row.kernel_ms = fb::median(kernel);
+  row.host_ms = fb::median(host);
+  const std::size_t moved = row.in_bytes + row.out_bytes;
+#if FERRY_HAVE_CUDA
+  if (b.gpu) {
+    // A copy of moved/2 bytes reads and writes `moved` bytes in all.
+    row.copy_ms = held_copy_ms(b, moved / 2, o.reps);  // reads and writes `moved` bytes in all
+    ferry_submit_options so;
+    ferry_submit_options_init(&so, sizeof so);
+    so.handoff_stream = b.stream, so.has_handoff_stream = 1;
+    row.burst_ms = fb::burst_ms(b.stream, o.reps, [&] { check(ferry_batch_release(g.gather(&so)), "ferry_batch_release"); });
+  }
+#endif
+  if (!b.gpu) row.copy_ms = b.base->limit_ms(host_bytes, row.in_bytes, row.out_bytes, 1, o.reps);
+  row.pipelined_ms = pipelined_ms(g, o.in_flight, o.batches, o.reps);
+  return row;
+}
+
+}  // namespace ferry::bench::dataset

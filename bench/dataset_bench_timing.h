@@ -1,0 +1,37 @@
+// The timed rows of ferry_bench_dataset: ferry_dataset_create of a whole
+// set (host clock, and the upload alone as the dataset reports it), and a
+// gather case measured every way the gather table shows it (ferry's own
+// timing of the kernel beside a copy moving as many bytes, the host's time
+// in the call, a burst handed off to one stream, the pipelined rate).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/dataset_bench_cases.h"
+#include "ferry/ferry.h"
+
+namespace ferry::bench::dataset {
+
+struct CreateTimes {
+  double call_ms, upload_ms;  // the whole call; the upload alone (info.upload_seconds)
+};
+
+// Median of `reps` creates of `src` on b's context, after one warm-up.
+CreateTimes create_times(const Backend& b, const ferry_source& src, int reps);
+
+struct GatherRow {
+  std::string name;
+  std::int64_t batch;
+  std::size_t in_bytes, out_bytes;
+  double kernel_ms, copy_ms, host_ms, burst_ms, pipelined_ms;
+  bool augmented;
+};
+
+// Gathers of `batch` indices from `order` on `ds`, with CIFAR's recipe (augmented) or without; the
+// CPU backend's baseline reads `host_bytes`.
+GatherRow measure_gather(Backend& b, ferry_dataset_t ds, const SetShape& s, const std::vector<std::int64_t>& order,
+                         std::int64_t batch, bool augmented, const std::uint8_t* host_bytes, const Options& o);
+
+}  // namespace ferry::bench::dataset
