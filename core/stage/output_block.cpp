@@ -1,7 +1,5 @@
 #include "core/stage/output_block.h"
 
-#include <algorithm>
-
 #include "core/stage/stager.h"
 
 namespace ferry::core {
@@ -12,14 +10,14 @@ OutputBlock::OutputBlock(std::shared_ptr<OutputHome> home, void* data, StreamHan
 OutputBlock::~OutputBlock() {
   if (!shared_.load(std::memory_order_acquire)) {
     if (Stager* stager = home_->stager.load(std::memory_order_acquire)) {
-      stager->return_output(data_, home_stream_, consumers_);
+      stager->return_output(data_, home_stream_, consumers_, consumers_waited_for_end_);
       return;
     }
   }
   std::lock_guard<std::mutex> lock(home_->mutex);
   home_->shared.erase(this);
   if (Stager* stager = home_->stager.load(std::memory_order_acquire)) {
-    stager->return_output(data_, home_stream_, consumers_);
+    stager->return_output(data_, home_stream_, consumers_, consumers_waited_for_end_);
   } else if (home_->orphans != nullptr) {
     home_->orphans->release(data_);
   }
@@ -32,9 +30,10 @@ void OutputBlock::share() {
   shared_.store(true, std::memory_order_release);
 }
 
-void OutputBlock::add_consumer(StreamHandle stream) {
+void OutputBlock::set_consumers(const std::vector<StreamHandle>& streams, bool waited_for_end) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (std::find(consumers_.begin(), consumers_.end(), stream) == consumers_.end()) consumers_.push_back(stream);
+  consumers_ = streams;
+  consumers_waited_for_end_ = waited_for_end;
 }
 
 }  // namespace ferry::core

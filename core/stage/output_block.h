@@ -44,8 +44,10 @@ class OutputBlock {
   OutputBlock& operator=(const OutputBlock&) = delete;
 
   void* data() const noexcept { return data_; }
-  // A stream that was made to wait for the output: the block goes back in its order too.
-  void add_consumer(StreamHandle stream);
+  // The streams that were made to wait for the output: the block goes back in
+  // their order too. `waited_for_end`: each of them waited for the batch's
+  // end (its done event), so their order covers the home stream's work.
+  void set_consumers(const std::vector<StreamHandle>& streams, bool waited_for_end);
   // A tensor reference is about to hold the block, so it may outlive the
   // stager. Call it under the batch's mutex, before its resources can be
   // given back (the context's destruction takes that mutex too).
@@ -57,6 +59,7 @@ class OutputBlock {
   const StreamHandle home_stream_;
   std::mutex mutex_;
   std::vector<StreamHandle> consumers_;
+  bool consumers_waited_for_end_ = false;
   // Set before any owner but its batch exists. A block only its batch held
   // goes back while the stager lives (the stager gives the batch's resources
   // back), with no lock taken: the per-batch path stays free of contention.

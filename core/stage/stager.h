@@ -103,8 +103,10 @@ class Stager {
   // The output block alone, with the streams that read it noted; once.
   void return_output_block(Batch& batch) noexcept;
   // A ferry-allocated output whose last owner let go (see output_block.h):
-  // back to the device cache after `home_stream` and every consumer stream.
-  void return_output(void* data, StreamHandle home_stream, const std::vector<StreamHandle>& consumers) noexcept;
+  // back to the device cache after `home_stream` and every consumer stream
+  // (`consumers_waited_for_end`: OutputBlock::set_consumers).
+  void return_output(void* data, StreamHandle home_stream, const std::vector<StreamHandle>& consumers,
+                     bool consumers_waited_for_end) noexcept;
 
   const std::shared_ptr<StagerLink>& link() const noexcept { return link_; }
   std::uint64_t unreleased_batches() const noexcept { return unreleased_.load(std::memory_order_relaxed); }

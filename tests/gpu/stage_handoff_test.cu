@@ -1,6 +1,7 @@
 // The hand-off to a caller's stream, checked with kernels that read the
-// output on that stream: the hand-off option, ferry_batch_handoff, and a
-// caller's destination reused while the hand-off stream still reads it.
+// output on that stream: the hand-off option, ferry_batch_handoff, a
+// caller's destination reused while the hand-off stream still reads it, and
+// the release of an output the hand-off stream still reads.
 #include <gtest/gtest.h>
 #include <cuda_runtime_api.h>
 
@@ -254,6 +255,73 @@ TEST(StageHandoff, CopiesRunWhileTheHandoffStreamIsBusy) {
 
   ferry_memory_free_host(ctx, pinned);
   cudaFree(device);
+  cudaEventDestroy(kernel_end);
+  EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
+  cudaStreamDestroy(s);
+}
+
+// Releasing a handed-off output while the hand-off stream is still busy: the
+// block goes back in that stream's order, and no ferry stream is made to wait
+// for it. With one pipeline stream, the next batch runs on the stream the
+// released one ran on; it must neither wait for the caller's kernel (a loop
+// that releases batch k-2 before submitting batch k would then copy one batch
+// at a time) nor be given the block the kernel may still read.
+TEST(StageHandoff, ReleasedOutputHoldsNoFerryStreamBehindTheHandoffStream) {
+  FERRY_REQUIRE_GPU();
+  ferry_context_options o;
+  ferry_context_options_init(&o, sizeof o);
+  o.device_kind = FERRY_DEVICE_CUDA;
+  o.stream_count = 1;
+  ferry_context_t ctx = nullptr;
+  ASSERT_EQ(ferry_context_create(&ctx, &o), FERRY_OK) << ferry_last_error();
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  cudaEvent_t kernel_end = nullptr;
+  ASSERT_EQ(cudaEventCreateWithFlags(&kernel_end, cudaEventDisableTiming), cudaSuccess);
+  const std::int64_t n = 16, h = 224, w = 224;
+  auto src = make_source(ctx, SourceKind::kPacked, n, h, w, 11);
+  auto tr = make_transform(TransformKind::kDefault, n, h, w);
+  ferry_submit_options handoff;
+  ferry_submit_options_init(&handoff, sizeof handoff);
+  handoff.handoff_stream = s;
+  handoff.has_handoff_stream = 1;
+  auto output_of = [](ferry_batch_t batch) {
+    ferry_tensor_info info;
+    ferry_tensor_info_init(&info, sizeof info);
+    EXPECT_EQ(ferry_batch_describe_output(&info, batch), FERRY_OK) << ferry_last_error();
+    return info;
+  };
+  // Warm up: CUDA's lazy kernel loading may synchronize the device.
+  ferry_batch_t a = nullptr;
+  ASSERT_EQ(ferry_batch_submit(&a, ctx, &src->source, &tr->t, nullptr, &handoff), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_batch_wait(a), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_batch_release(a), FERRY_OK);
+  busy_for<<<1, 1, 0, s>>>(1000);
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+
+  ASSERT_EQ(ferry_batch_submit(&a, ctx, &src->source, &tr->t, nullptr, &handoff), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_batch_wait(a), FERRY_OK) << ferry_last_error();
+  const void* released = output_of(a).data;
+  busy_for<<<1, 1, 0, s>>>(800ull * 1000 * 1000);  // the caller still reads a's output after this
+  ASSERT_EQ(cudaEventRecord(kernel_end, s), cudaSuccess);
+  ASSERT_EQ(ferry_batch_release(a), FERRY_OK);
+
+  ferry_batch_t b = nullptr;
+  ASSERT_EQ(ferry_batch_submit(&b, ctx, &src->source, &tr->t, nullptr, nullptr), FERRY_OK) << ferry_last_error();
+  ASSERT_EQ(ferry_batch_wait(b), FERRY_OK) << ferry_last_error();
+  EXPECT_EQ(cudaEventQuery(kernel_end), cudaErrorNotReady)
+      << "the next batch waited for the hand-off stream's kernel: the release held ferry's stream behind it";
+  const ferry_tensor_info got = output_of(b);
+  EXPECT_NE(got.data, released) << "the released block was handed out while the hand-off stream may still read it";
+  std::vector<unsigned char> host(got.bytes);
+  ASSERT_EQ(cudaMemcpy(host.data(), got.data, got.bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  ferry_output packed;
+  ferry_output_init(&packed, sizeof packed);
+  const auto expected = expected_output(src->source, tr->t, packed, got.bytes);
+  EXPECT_EQ(first_difference(host.data(), expected.data(), got.bytes), -1);
+  EXPECT_EQ(ferry_batch_release(b), FERRY_OK);
+
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
   cudaEventDestroy(kernel_end);
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
   cudaStreamDestroy(s);
