@@ -4,8 +4,10 @@ image submitted, taken with from_dlpack and closed, on whatever device the
 context gets (the CPU backend without a GPU). Prints the median per call and,
 beside it, the same submit + wait + describe + release through the C ABI
 measured by the C helper ferry_bench_one_image (built by CMake next to this
-folder's build), on the same device in the same run: the difference is what
-the binding costs.
+folder's build), on the same device in the same run, twice: reading the
+output's description, and holding the output through a tensor reference as a
+DLPack export does (the like-for-like row: torch.from_dlpack's capsule holds
+one). The difference is what the binding costs.
 
   python3 bench/python/hot_path_bench.py [--calls 2000] [--repeats 7] [--device cpu|cuda|auto]
                                          [--helper build/bench/python/ferry_bench_one_image]
@@ -36,13 +38,27 @@ def find_helper(explicit):
 
 
 def c_abi_us(helper, device, calls, repeats):
-    """The helper's median microseconds per call: (wall clock, calling thread's CPU)."""
+    """The helper's median microseconds per call, each (wall clock, calling
+    thread's CPU): {"describe": submit + wait + describe + release,
+    "tensor": the same with the output held by a tensor reference, as a
+    DLPack export holds it (what torch.from_dlpack costs ferry in C)}."""
     out = subprocess.run([helper, device, str(calls), str(repeats)], check=True, text=True,
                          stdout=subprocess.PIPE).stdout
     figures = dict(line.split() for line in out.splitlines() if line.endswith(tuple("0123456789")))
-    if "us_per_call" not in figures or "cpu_us_per_call" not in figures:
-        raise RuntimeError(f"{helper} printed no us_per_call / cpu_us_per_call lines:\n{out}")
-    return float(figures["us_per_call"]), float(figures["cpu_us_per_call"])
+    names = ("us_per_call", "cpu_us_per_call", "tensor_us_per_call", "tensor_cpu_us_per_call")
+    if any(name not in figures for name in names):
+        raise RuntimeError(f"{helper} did not print every line of {names}:\n{out}")
+    return {"describe": (float(figures["us_per_call"]), float(figures["cpu_us_per_call"])),
+            "tensor": (float(figures["tensor_us_per_call"]), float(figures["tensor_cpu_us_per_call"]))}
+
+
+def print_comparison(python, c):
+    """The module's cost beside the C ABI's (pipeline_bench.py prints the same)."""
+    print(f"  c abi, submit + wait + describe + release:             {c['describe'][0]:8.1f} / {c['describe'][1]:6.1f}")
+    print(f"  c abi, the same through a tensor reference (DLPack's): {c['tensor'][0]:8.1f} / {c['tensor'][1]:6.1f}")
+    for name, key in (("tensor reference", "tensor"), ("describe only", "describe")):
+        print(f"  python - c abi ({name}): {python[0] - c[key][0]:+.1f} / {python[1] - c[key][1]:+.1f} us per call"
+              + ("  (target: at most +10)" if key == "tensor" else ""))
 
 
 def python_us(device, calls, repeats, consume):
@@ -110,9 +126,7 @@ def main():
         print("  c abi: helper ferry_bench_one_image not found (build it: cmake --build <build> "
               "--target ferry_bench_one_image, or pass --helper)")
         return 0
-    c = c_abi_us(helper, where, a.calls, a.repeats)
-    print(f"  c abi:  submit + wait + describe + release {c[0]:8.1f} / {c[1]:6.1f}")
-    print(f"  python - c abi: {py[0] - c[0]:+.1f} / {py[1] - c[1]:+.1f} us per call (target: at most +10)")
+    print_comparison(py, c_abi_us(helper, where, a.calls, a.repeats))
     return 0
 
 

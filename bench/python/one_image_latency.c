@@ -5,7 +5,11 @@
  *   ferry_bench_one_image cpu|cuda [calls] [repeats]
  * prints "us_per_call <median over repeats>" (wall clock) and "cpu_us_per_call
  * <median>" (the calling thread's CPU time: what the caller's thread spends,
- * steadier than the wall clock on a loaded machine). Only the public C ABI is used. */
+ * steadier than the wall clock on a loaded machine), then the same two for the
+ * steps a DLPack export takes through the C ABI ("tensor_us_per_call",
+ * "tensor_cpu_us_per_call": the output held by a ferry_tensor_t reference,
+ * described through it, the reference released after the batch, as
+ * torch.from_dlpack's capsule and its deleter do). Only the public C ABI is used. */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +40,7 @@ static int compare(const void* a, const void* b) {
   return (x > y) - (x < y);
 }
 
-/* One call as the Python side makes it: submit, wait, describe, release. */
+/* One call: submit, wait, describe, release. */
 static void one(ferry_context_t ctx, const ferry_source* source, const ferry_transform* transform,
                 const ferry_submit_options* options) {
   ferry_batch_t batch = NULL;
@@ -46,6 +50,42 @@ static void one(ferry_context_t ctx, const ferry_source* source, const ferry_tra
   CHECK(ferry_tensor_info_init(&out, sizeof out));
   CHECK(ferry_batch_describe_output(&out, batch));
   CHECK(ferry_batch_release(batch));
+}
+
+/* One call as the Python side makes it with torch.from_dlpack: submit, wait,
+ * a tensor reference (the capsule's) described, the batch released, then the
+ * reference (the consumer's tensor freed: the capsule's deleter). */
+static void one_as_tensor(ferry_context_t ctx, const ferry_source* source, const ferry_transform* transform,
+                          const ferry_submit_options* options) {
+  ferry_batch_t batch = NULL;
+  CHECK(ferry_batch_submit(&batch, ctx, source, transform, NULL, options));
+  CHECK(ferry_batch_wait(batch));
+  ferry_tensor_t reference = NULL;
+  CHECK(ferry_tensor_retain(&reference, batch));
+  ferry_tensor_info out;
+  CHECK(ferry_tensor_info_init(&out, sizeof out));
+  CHECK(ferry_tensor_describe(&out, reference));
+  CHECK(ferry_batch_release(batch));
+  CHECK(ferry_tensor_release(reference));
+}
+
+typedef void (*one_call)(ferry_context_t, const ferry_source*, const ferry_transform*, const ferry_submit_options*);
+
+/* Median microseconds per call over `repeats` runs of `calls`: wall clock, and the thread's CPU time. */
+static void time_calls(one_call call, ferry_context_t ctx, const ferry_source* source, const ferry_transform* transform,
+                       const ferry_submit_options* options, int calls, int repeats, double* wall_us, double* cpu_us) {
+  double runs[101], cpu[101];
+  for (int i = 0; i < 50; ++i) call(ctx, source, transform, options);
+  for (int r = 0; r < repeats; ++r) {
+    const double start = now_us(CLOCK_MONOTONIC), start_cpu = now_us(CLOCK_THREAD_CPUTIME_ID);
+    for (int i = 0; i < calls; ++i) call(ctx, source, transform, options);
+    runs[r] = (now_us(CLOCK_MONOTONIC) - start) / calls;
+    cpu[r] = (now_us(CLOCK_THREAD_CPUTIME_ID) - start_cpu) / calls;
+  }
+  qsort(runs, (size_t)repeats, sizeof runs[0], compare);
+  qsort(cpu, (size_t)repeats, sizeof cpu[0], compare);
+  *wall_us = runs[repeats / 2];
+  *cpu_us = cpu[repeats / 2];
 }
 
 int main(int argc, char** argv) {
@@ -81,17 +121,11 @@ int main(int argc, char** argv) {
   CHECK(ferry_submit_options_init(&options, sizeof options));
   options.has_handoff_stream = 1; /* the legacy stream, as torch's default current stream */
 
-  for (int i = 0; i < 50; ++i) one(ctx, &source, &transform, &options);
-  double runs[101], cpu[101];
-  for (int r = 0; r < repeats; ++r) {
-    const double start = now_us(CLOCK_MONOTONIC), start_cpu = now_us(CLOCK_THREAD_CPUTIME_ID);
-    for (int i = 0; i < calls; ++i) one(ctx, &source, &transform, &options);
-    runs[r] = (now_us(CLOCK_MONOTONIC) - start) / calls;
-    cpu[r] = (now_us(CLOCK_THREAD_CPUTIME_ID) - start_cpu) / calls;
-  }
-  qsort(runs, (size_t)repeats, sizeof runs[0], compare);
-  qsort(cpu, (size_t)repeats, sizeof cpu[0], compare);
-  printf("us_per_call %.2f\ncpu_us_per_call %.2f\n", runs[repeats / 2], cpu[repeats / 2]);
+  double wall = 0, cpu = 0;
+  time_calls(one, ctx, &source, &transform, &options, calls, repeats, &wall, &cpu);
+  printf("us_per_call %.2f\ncpu_us_per_call %.2f\n", wall, cpu);
+  time_calls(one_as_tensor, ctx, &source, &transform, &options, calls, repeats, &wall, &cpu);
+  printf("tensor_us_per_call %.2f\ntensor_cpu_us_per_call %.2f\n", wall, cpu);
   free(image);
   CHECK(ferry_context_destroy(ctx));
   return 0;

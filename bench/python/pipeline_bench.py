@@ -54,7 +54,7 @@ def main():
         print("pipeline_bench: SKIPPED (no CUDA device)")
         return 0
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from hot_path_bench import c_abi_us, find_helper, python_us  # this folder's one-image timing
+    from hot_path_bench import c_abi_us, find_helper, print_comparison, python_us  # this folder's one-image timing
 
     dev = torch.device("cuda")
     shape = (a.n, a.h, a.w, 3)
@@ -167,10 +167,10 @@ def main():
         print("\none 224x224x3 image, submit + wait + from_dlpack/describe + close, us per call (wall / CPU):")
         print(f"  python module {py_wall:8.1f} / {py_cpu:6.1f}")
         if helper and os.path.exists(helper):
-            c_wall, c_cpu = c_abi_us(helper, "cuda", 2000, 7)
-            latency["c_abi_us"], latency["c_abi_cpu_us"] = c_wall, c_cpu
-            print(f"  c abi         {c_wall:8.1f} / {c_cpu:6.1f}")
-            print(f"  python - c:   {py_wall - c_wall:+8.1f} / {py_cpu - c_cpu:+6.1f}  (target: at most +10)")
+            c = c_abi_us(helper, "cuda", 2000, 7)
+            latency["c_abi_us"], latency["c_abi_cpu_us"] = c["describe"]
+            latency["c_abi_tensor_us"], latency["c_abi_tensor_cpu_us"] = c["tensor"]
+            print_comparison((py_wall, py_cpu), c)
         else:
             print("  c abi: ferry_bench_one_image not found (cmake --build <build> --target ferry_bench_one_image, "
                   "or --helper PATH)")
