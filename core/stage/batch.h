@@ -101,6 +101,7 @@ struct Submitted {
   std::function<void(Status)> on_complete;  // SubmitOptions::on_complete
   std::uint64_t input_bytes = 0;
   bool short_path = false;
+  bool ferry_pinned_source = false;  // a direct source wholly in ferry's pinned memory
   bool copies_bytes = false;  // plan.copies_bytes(): each chunk is copied into its place in the output
 };
 

@@ -83,6 +83,11 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
     run_copy_chunk(b, work, slot);
     return;
   }
+  if (b.submitted.short_path && runtime_.kernels_read_pinned_memory() &&
+      (slot != nullptr || b.submitted.ferry_pinned_source)) {
+    run_in_place_chunk(b, work, slot);
+    return;
+  }
   StreamInputs::Lease lease = [&] {
     try {
       return inputs_->lease(work.stream_index, static_cast<std::size_t>(c.bytes));

@@ -1,6 +1,7 @@
 // Stager: the chunks that skip the input buffer: a resident source's
-// conversion alone (no copy), and a copy alone (no conversion) where the
-// output is the source's bytes.
+// conversion alone (no copy), a copy alone (no conversion) where the output
+// is the source's bytes, and a short batch converted where it lies in
+// pinned memory.
 #include <chrono>
 
 #include "core/stage/nvtx.h"
@@ -83,6 +84,46 @@ void Stager::run_copy_chunk(Batch& b, ChunkWork& work, void* slot) {
     work.queued = true;
   } catch (...) {
     abandon_chunk(work, slot, copy_queued, s);
+    throw;
+  }
+}
+
+// A short batch (at most kShortPathBytes) in pinned memory ferry allocated
+// (its staging slot, or a source in ferry's pinned memory) is converted where
+// it lies: the kernel reads it over the bus through the host pointer
+// (DeviceRuntime::kernels_read_pinned_memory). One CUDA call less than a copy
+// and a kernel, and the kernel starts without waiting for a copy's end: what
+// one image's latency is made of. Larger batches keep the copy, which moves
+// bytes at the bus's rate and overlaps with the previous chunk's kernel.
+void Stager::run_in_place_chunk(Batch& b, ChunkWork& work, void* slot) {
+  const Chunk& c = work.chunk;
+  const StreamHandle s = work.stream;
+  bool kernel_queued = false;
+  try {
+    NvtxRange range("ferry convert in place");
+    work.done = memory_.timing_event_pool().acquire();
+    if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
+      runtime_.stream_wait(s, b.entry_event_);
+    if (b.table_event_ != nullptr && work.stream_index != b.submitted.home_index)
+      runtime_.stream_wait(s, b.table_event_);
+    StagedSamples staged;  // samples of different sizes: where each lies in the slot
+    const auto* in = static_cast<const std::uint8_t*>(slot);
+    const SourceView view = slot == nullptr ? view_from(b.submitted.view, c.first)
+                            : b.submitted.plan.variable_sizes()
+                                ? staged.view_of(b.submitted.plan, b.submitted.sample_layouts, b.submitted.sample_offsets,
+                                                 c.first, c.count, in)
+                                : staged_view(slot, b.submitted.layout);
+    kernel_queued = true;  // from here on, a kernel may read the slot
+    converter_.convert(b.submitted.plan, view, c.first, c.count, b.submitted.output, s, b.batch_table_);
+    if (slot != nullptr) {
+      void* read = slot;
+      slot = nullptr;
+      ring_->release_after_copy(read, s);  // after the kernel that reads it
+    }
+    runtime_.event_record(work.done, s);  // short batches are not timed on the device (run_chunk)
+    work.queued = true;
+  } catch (...) {
+    abandon_chunk(work, slot, kernel_queued, s);
     throw;
   }
 }

@@ -152,8 +152,10 @@ void Stager::classify(Batch& b, SourcePolicy policy) {
     ranges.emplace_back(b.submitted.view.base, extent);
   }
   HostRegistry& registry = memory_.registry();
+  bool ferry_pinned = true;
   for (const auto& [ptr, bytes] : ranges) {
     if (memory_.is_ferry_pinned(ptr, bytes)) continue;
+    ferry_pinned = false;
     if (registry.pin_if_registered(ptr, bytes) ||
         (policy == SourcePolicy::Register && registry.lookup_or_register(ptr, bytes, true))) {
       b.pinned_ranges_.emplace_back(ptr, bytes);
@@ -166,6 +168,7 @@ void Stager::classify(Batch& b, SourcePolicy policy) {
     return;
   }
   b.submitted.route = BatchRoute::kDirect;
+  b.submitted.ferry_pinned_source = ferry_pinned;
 }
 
 void Stager::plan_streams(Batch& b, std::uint64_t chunk_option) {

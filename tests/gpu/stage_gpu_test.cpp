@@ -156,9 +156,10 @@ INSTANTIATE_TEST_SUITE_P(AllKinds, StageGpuMatrix,
                          gpu_matrix_name);
 
 // Overwrites the source the moment ferry says it may, then checks the output
-// holds the original data.
-void overwrite_when_reusable(ferry_context_t ctx, GpuSource kind) {
-  const std::int64_t n = 256, h = 64, w = 64;  // 3 MB: many chunks
+// holds the original data. n = 256: 3 MB in many chunks; n = 8: 96 KB, a
+// short batch, which the kernel reads where it lies in ferry's pinned memory.
+void overwrite_when_reusable(ferry_context_t ctx, GpuSource kind, std::int64_t n = 256) {
+  const std::int64_t h = 64, w = 64;
   auto src = make_gpu_source(ctx, kind, n, h, w, 77);
   std::vector<std::uint8_t> original(src->base->source.bytes);
   std::memcpy(original.data(), src->base->source.data, original.size());
@@ -191,6 +192,8 @@ TEST(StageGpu, SourceReusableMeansReusable) {
   overwrite_when_reusable(ctx, GpuSource::kPacked);        // pageable: after the staging copy
   overwrite_when_reusable(ctx, GpuSource::kFerryPinned);   // pinned: after the DMA
   overwrite_when_reusable(ctx, GpuSource::kCallerPinned);
+  for (GpuSource kind : {GpuSource::kPacked, GpuSource::kFerryPinned, GpuSource::kCallerPinned})
+    overwrite_when_reusable(ctx, kind, 8);  // short batches
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
 }
 

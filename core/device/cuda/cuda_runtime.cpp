@@ -38,13 +38,14 @@ void prefault(void* ptr, std::size_t bytes) {
 class CudaRuntime final : public DeviceRuntime {
  public:
   CudaRuntime(int device, PinnedMethod method, int host_node)
-      : device_(device), method_(method), host_node_(host_node) {}
+      : device_(device), method_(method), host_node_(host_node), kernels_read_pinned_(pinned_mapped(device, method)) {}
 
   bool has_streams() const noexcept override { return true; }
   const char* pinned_method() const noexcept override {
     return method_ == PinnedMethod::kHostAlloc ? "cudaHostAlloc" : "malloc+prefault+cudaHostRegister";
   }
   const char* device_method() const noexcept override { return "cudaMalloc"; }
+  bool kernels_read_pinned_memory() const noexcept override { return kernels_read_pinned_; }
 
   int device() const noexcept override { return device_; }
   int enter_device() override {
@@ -213,6 +214,20 @@ class CudaRuntime final : public DeviceRuntime {
   int device_;
   PinnedMethod method_;
   int host_node_;  // pinned segments prefer this NUMA node (-1: the first touch decides)
+  bool kernels_read_pinned_;
+
+  // With unified addressing, cudaHostAlloc'd memory is mapped for the device
+  // at its host address; registered memory is where the device also says
+  // cudaDevAttrCanUseHostPointerForRegisteredMem.
+  static bool pinned_mapped(int device, PinnedMethod method) noexcept {
+    int unified = 0, registered = 0;
+    if (cudaDeviceGetAttribute(&unified, cudaDevAttrUnifiedAddressing, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&registered, cudaDevAttrCanUseHostPointerForRegisteredMem, device) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    return unified != 0 && (method == PinnedMethod::kHostAlloc || registered != 0);
+  }
 };
 
 }  // namespace
