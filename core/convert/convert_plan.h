@@ -160,6 +160,11 @@ struct ConvertPlan {
   // True if every window starts at column 0, spans the full width and stays
   // inside its image, and nothing is mirrored: then rows are whole image rows.
   bool full_width_unmirrored() const noexcept;
+  // A resize's share of the source bytes its taps touch (1 without a resize,
+  // or where every pixel of a window is read: area, antialiased): the rows
+  // the taps read (the output rows times the taps, at most the window's),
+  // across the columns the window spans, over every sample's whole image.
+  double resize_source_share() const noexcept;
 };
 
 // Validates everything and folds the arithmetic. output may be NULL: a packed

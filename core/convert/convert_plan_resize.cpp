@@ -1,6 +1,8 @@
 // ConvertPlan's resize fields (transform.resize_w/h, interpolation, mode,
 // letterbox, windows): validated, and each sample's axes worked out
-// (core/convert/resize_geometry.h). Part of make_convert_plan.
+// (core/convert/resize_geometry.h). Part of make_convert_plan. Also the
+// share of the source a resize reads (ConvertPlan::resize_source_share).
+#include <algorithm>
 #include <cmath>
 
 #include "core/convert/convert_plan_checks.h"
@@ -118,3 +120,29 @@ void check_resize(ConvertPlan& plan, const Transform& t) {
 }
 
 }  // namespace ferry::core::plan_checks
+
+namespace ferry::core {
+
+double ConvertPlan::resize_source_share() const noexcept {
+  if (!resize || sample_resize.empty()) return 1.0;
+  int taps = 0;
+  switch (interpolation) {
+    case Interpolation::Nearest: taps = 1; break;
+    case Interpolation::Linear: taps = 2; break;
+    case Interpolation::Cubic: taps = 4; break;
+    default: return 1.0;  // area and antialiased filters read every pixel of the window
+  }
+  double touched = 0, whole = 0;
+  for (std::size_t g = 0; g < sample_resize.size(); ++g) {
+    const ResizeAxes& a = sample_resize[g];
+    const double image_h = variable_sizes() ? static_cast<double>(sample_sources[g].h) : static_cast<double>(h);
+    const double image_w = variable_sizes() ? static_cast<double>(sample_sources[g].w) : static_cast<double>(w);
+    const double window_rows = a.y.hi - a.y.lo + 1, window_cols = a.x.hi - a.x.lo + 1;
+    const double shown_rows = static_cast<double>(std::min<std::int64_t>(out_h, a.y.length));
+    touched += std::min(window_rows, shown_rows * taps) * window_cols;
+    whole += image_h * image_w;
+  }
+  return whole > 0 ? std::min(1.0, touched / whole) : 1.0;
+}
+
+}  // namespace ferry::core

@@ -102,6 +102,7 @@ struct Submitted {
   std::uint64_t input_bytes = 0;
   bool short_path = false;
   bool ferry_pinned_source = false;  // a direct source wholly in ferry's pinned memory
+  bool read_in_place = false;        // Stager::reads_in_place
   bool copies_bytes = false;  // plan.copies_bytes(): each chunk is copied into its place in the output
 };
 

@@ -83,8 +83,7 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
     run_copy_chunk(b, work, slot);
     return;
   }
-  if (b.submitted.short_path && runtime_.kernels_read_pinned_memory() &&
-      (slot != nullptr || b.submitted.ferry_pinned_source)) {
+  if (b.submitted.read_in_place) {
     run_in_place_chunk(b, work, slot);
     return;
   }

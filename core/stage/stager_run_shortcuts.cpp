@@ -1,7 +1,7 @@
 // Stager: the chunks that skip the input buffer: a resident source's
 // conversion alone (no copy), a copy alone (no conversion) where the output
-// is the source's bytes, and a short batch converted where it lies in
-// pinned memory.
+// is the source's bytes, and a conversion that reads its source where it
+// lies in ferry's pinned memory.
 #include <chrono>
 
 #include "core/stage/nvtx.h"
@@ -88,13 +88,12 @@ void Stager::run_copy_chunk(Batch& b, ChunkWork& work, void* slot) {
   }
 }
 
-// A short batch (at most kShortPathBytes) in pinned memory ferry allocated
-// (its staging slot, or a source in ferry's pinned memory) is converted where
-// it lies: the kernel reads it over the bus through the host pointer
-// (DeviceRuntime::kernels_read_pinned_memory). One CUDA call less than a copy
-// and a kernel, and the kernel starts without waiting for a copy's end: what
-// one image's latency is made of. Larger batches keep the copy, which moves
-// bytes at the bus's rate and overlaps with the previous chunk's kernel.
+// A chunk Stager::reads_in_place chose (a short batch, or a resize that reads
+// little of its source) is converted where it lies in ferry's pinned memory
+// (its staging slot, or the caller's source): the kernel reads it over the
+// bus through the host pointer (DeviceRuntime::kernels_read_pinned_memory).
+// One CUDA call less than a copy and a kernel, and the kernel starts without
+// waiting for a copy's end.
 void Stager::run_in_place_chunk(Batch& b, ChunkWork& work, void* slot) {
   const Chunk& c = work.chunk;
   const StreamHandle s = work.stream;
