@@ -93,7 +93,10 @@ FERRY_API ferry_status ferry_batch_query(ferry_batch_t batch);
  * sync; for a staged batch the call waits on the host until every chunk is
  * queued). On the CPU backend it waits on the host. The hand-off stream and
  * streams given here must still exist at ferry_batch_release: a ferry-allocated
- * output goes back to the cache in their order too. */
+ * output goes back to the cache in their order too. With one such stream, the
+ * output goes back in that stream's order alone: no stream of ferry's is made
+ * to wait for the caller's work queued there, so the batches submitted after
+ * a release are not held behind it. */
 FERRY_API ferry_status ferry_batch_handoff(ferry_batch_t batch, ferry_cuda_stream stream);
 /* *out = 1 once the host source may be overwritten (after the staging copy
  * for a pageable source, after the DMA for a pinned or registered one), else 0. */
