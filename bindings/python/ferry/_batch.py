@@ -72,6 +72,13 @@ class Batch:
         output on the device, without a host sync."""
         self._handle().stream_wait(stream_address(stream))
 
+    def _hand_off(self, stream: int) -> None:
+        """stream_wait(stream), kept as the batch's hand-off stream: exports
+        to that stream then need no second wait, and __cuda_array_interface__
+        names it."""
+        self.stream_wait(stream)
+        self._handoff_stream = stream
+
     @property
     def source_reusable(self) -> bool:
         """True once the source memory may be overwritten."""

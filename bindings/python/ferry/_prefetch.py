@@ -3,9 +3,12 @@
 What users know from timm's PrefetchLoader, torchtnt's CudaDataPrefetcher and
 tf.data's prefetch_to_device, with ferry doing the copy and the conversion:
 while the caller works on batch k, batches k+1 .. k+depth are already being
-copied and converted. Each is handed off to the stream that is current when
-it is submitted (PyTorch's current CUDA stream when torch uses CUDA), so what
-the loader yields is ready on the caller's stream without a host sync.
+copied and converted. Each is submitted without a hand-off and made to wait
+on the stream that is current when it is yielded (PyTorch's current CUDA
+stream when torch uses CUDA), so what the loader yields is ready on the
+caller's stream without a host sync. (A hand-off at submit would make the
+submit of a pageable batch wait until every byte was gathered, so the next
+batch's gathering could not begin until the loop came round again.)
 """
 from __future__ import annotations
 
@@ -182,16 +185,16 @@ class PrefetchLoader:
 
     def _submit(self, item: Any, index: int, step: int, stream: Any, move: Any) -> Tuple[Batch, Any, Any]:
         parts = _Item(item, self._field)
-        handoff = stream()
         augment = None if self._augment is None else self._augment._with_step(step % (1 << 64))
         try:
-            batch = self._context.submit(parts.images, self._transform, stream=handoff, augment=augment,
-                                         **self._submit_args)
+            # No hand-off: submit returns at once, and in_flight makes the stream current at
+            # yield time wait for the batch.
+            batch = self._context.submit(parts.images, self._transform, augment=augment, **self._submit_args)
         except FerryError as e:
             raise type(e)(f"batch {index} from the iterable: {e.message}", e.status) from None
         parts.images = None  # ferry holds the source until it has read it
         parts.move_rest(move)  # now, so that these copies overlap with the loop's work too
-        return batch, handoff, (parts, step)
+        return batch, None, (parts, step)
 
 
 # ---- shared with ResidentLoader (ferry/_resident.py) ----
@@ -218,13 +221,13 @@ def loader_transform(transform: Optional[Transform], augment: Optional[Augment],
 def in_flight(submitted: Iterator[Tuple[Batch, Any, Any]], depth: int, as_torch: bool,
               stream: Callable[[], Any]) -> Iterator[Tuple[Any, Batch, Any]]:
     """The batches `submitted` makes (each next() submits one: (batch, the
-    stream it was handed off to, what rides along)), kept `depth` ahead of the
-    one yielded as (output, batch, what rides along). The output is a torch
-    tensor (the batch released at once) with as_torch, else the batch itself,
-    closed when the next one is asked for. A batch is made to wait on the
-    caller's current stream where the caller moved to another since it was
-    submitted. Closing this generator (a loop left early, an error) waits for
-    the batches in flight and releases them."""
+    stream it was handed off to or None, what rides along)), kept `depth`
+    ahead of the one yielded as (output, batch, what rides along). The output
+    is a torch tensor (the batch released at once) with as_torch, else the
+    batch itself, closed when the next one is asked for. A batch is made to
+    wait on the caller's current stream at yield time unless it was handed off
+    to that stream at submit. Closing this generator (a loop left early, an
+    error) waits for the batches in flight and releases them."""
     pending: Deque[Tuple[Batch, Any, Any]] = deque()
     yielded: Optional[Batch] = None
     try:
@@ -242,7 +245,7 @@ def in_flight(submitted: Iterator[Tuple[Batch, Any, Any]], depth: int, as_torch:
                 yielded = None
             current = stream()
             if current is not None and current != handed_to:
-                batch.stream_wait(current)  # the caller moved to another stream
+                batch._hand_off(current)  # not handed off at submit, or the caller moved to another stream
             if as_torch:
                 import torch
                 with batch:

@@ -230,6 +230,11 @@ def test_gpu_hands_off_to_the_current_stream():
             out = [x.cpu().numpy() for x in ferry.PrefetchLoader(data, gpu, torch=True, mean=MEAN, std=STD)]
         for x, want in zip(out, data):
             np.testing.assert_allclose(x, reference(want), rtol=1e-5, atol=1e-5)
+        with torch.cuda.stream(side):  # a yielded Batch names the stream it was made to wait on
+            for batch, want in zip(ferry.PrefetchLoader(data, gpu, mean=MEAN, std=STD), data):
+                assert batch.__cuda_array_interface__["stream"] == side.cuda_stream
+                np.testing.assert_allclose(torch.as_tensor(batch, device="cuda").cpu().numpy(), reference(want),
+                                           rtol=1e-5, atol=1e-5)
         labels = [(torch.from_numpy(x), torch.arange(8)) for x in data]
         for x, y in ferry.PrefetchLoader(labels, gpu, torch=True, mean=MEAN, std=STD):
             assert x.is_cuda and y.is_cuda
