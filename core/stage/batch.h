@@ -72,7 +72,8 @@ struct ChunkWork {
   Chunk chunk;
   std::size_t stream_index = 0;
   StreamHandle stream = nullptr;
-  EventHandle start = nullptr, copied = nullptr, done = nullptr;  // timing events, once queued
+  EventHandle start = nullptr, copied = nullptr, done = nullptr;  // once queued; start and copied time the chunk
+  bool done_timed = false;  // done is from the timing event pool (Stager::take_done_event)
   bool queued = false;  // its copy and kernel are queued (done recorded)
 };
 

@@ -131,6 +131,7 @@ class Stager {
   void run_copy_chunk(Batch& batch, ChunkWork& work, void* slot);
   void run_in_place_chunk(Batch& batch, ChunkWork& work, void* slot);
   bool reads_in_place(const Batch& batch) const noexcept;
+  void take_done_event(ChunkWork& work, bool timed);
   void abandon_chunk(ChunkWork& work, void* slot, bool copy_queued, StreamHandle stream) noexcept;
   // The converter reads a view's samples 0 .. count-1 as global first ..
   // first+count-1: the caller's view from sample `first` on.

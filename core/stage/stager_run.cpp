@@ -37,6 +37,14 @@ SourceView Stager::view_from(SourceView view, std::int64_t first) {
   return view;
 }
 
+// The chunk's end: a timing event where the chunk is timed, else a plain one.
+// Recording a timing event cost about four times as much on an H100 (1.4 us
+// against 0.35), a good part of one image's latency.
+void Stager::take_done_event(ChunkWork& work, bool timed) {
+  work.done_timed = timed;
+  work.done = (timed ? memory_.timing_event_pool() : memory_.event_pool()).acquire();
+}
+
 void Stager::run(Batch& b) {
   try {
     DeviceScope scope(runtime_);
@@ -105,7 +113,7 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
       work.start = memory_.timing_event_pool().acquire();
       work.copied = memory_.timing_event_pool().acquire();
     }
-    work.done = memory_.timing_event_pool().acquire();
+    take_done_event(work, timed_on_device);
     const bool timed_here = !runtime_.has_streams();
     if (work.start != nullptr) runtime_.event_record(work.start, s);
     auto start = Clock::now();

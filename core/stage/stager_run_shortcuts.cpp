@@ -27,7 +27,7 @@ void Stager::run_resident_chunk(Batch& b, ChunkWork& work) {
   NvtxRange range("ferry gather");
   work.start = memory_.timing_event_pool().acquire();
   work.copied = memory_.timing_event_pool().acquire();
-  work.done = memory_.timing_event_pool().acquire();
+  take_done_event(work, true);
   if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
     runtime_.stream_wait(s, b.entry_event_);
   if (b.table_event_ != nullptr && work.stream_index != b.submitted.home_index)
@@ -58,11 +58,12 @@ void Stager::run_copy_chunk(Batch& b, ChunkWork& work, void* slot) {
   bool copy_queued = false;
   try {
     NvtxRange range("ferry copy");
-    if (runtime_.has_streams() && !b.submitted.short_path) {
+    const bool timed_on_device = runtime_.has_streams() && !b.submitted.short_path;
+    if (timed_on_device) {
       work.start = memory_.timing_event_pool().acquire();
       work.copied = memory_.timing_event_pool().acquire();
     }
-    work.done = memory_.timing_event_pool().acquire();
+    take_done_event(work, timed_on_device);
     if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
       runtime_.stream_wait(s, b.entry_event_);
     if (work.start != nullptr) runtime_.event_record(work.start, s);
@@ -100,7 +101,7 @@ void Stager::run_in_place_chunk(Batch& b, ChunkWork& work, void* slot) {
   bool kernel_queued = false;
   try {
     NvtxRange range("ferry convert in place");
-    work.done = memory_.timing_event_pool().acquire();
+    take_done_event(work, false);
     if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
       runtime_.stream_wait(s, b.entry_event_);
     if (b.table_event_ != nullptr && work.stream_index != b.submitted.home_index)
