@@ -65,10 +65,10 @@ class DeviceRuntime {
   }
   // Page-locked host memory, aligned to at least 256 bytes. nullptr when out of memory.
   virtual void* pinned_alloc(std::size_t bytes) = 0;
+  virtual void pinned_free(void* ptr, std::size_t bytes) noexcept = 0;
   // Whether a kernel may read pinned_alloc's memory through its host pointer
   // (unified addressing maps it for the device).
   virtual bool kernels_read_pinned_memory() const noexcept { return false; }
-  virtual void pinned_free(void* ptr, std::size_t bytes) noexcept = 0;
   // Registration of a caller's pageable range; throws ferry::Error on failure.
   virtual RegisterOutcome host_register(const void* ptr, std::size_t bytes) = 0;
   virtual void host_unregister(const void* ptr) noexcept = 0;

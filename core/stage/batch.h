@@ -72,8 +72,9 @@ struct ChunkWork {
   Chunk chunk;
   std::size_t stream_index = 0;
   StreamHandle stream = nullptr;
-  EventHandle start = nullptr, copied = nullptr, done = nullptr;  // once queued; start and copied time the chunk
-  bool done_timed = false;  // done is from the timing event pool (Stager::take_done_event)
+  // Once queued. A timed chunk has start and copied, and its done is a timing
+  // event too; an untimed one has done alone, a plain event (Stager::take_done_event).
+  EventHandle start = nullptr, copied = nullptr, done = nullptr;
   bool queued = false;  // its copy and kernel are queued (done recorded)
 };
 
@@ -102,7 +103,6 @@ struct Submitted {
   std::function<void(Status)> on_complete;  // SubmitOptions::on_complete
   std::uint64_t input_bytes = 0;
   bool short_path = false;
-  bool ferry_pinned_source = false;  // a direct source wholly in ferry's pinned memory
   bool read_in_place = false;        // Stager::reads_in_place
   bool copies_bytes = false;  // plan.copies_bytes(): each chunk is copied into its place in the output
 };

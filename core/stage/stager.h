@@ -118,7 +118,8 @@ class Stager {
   const NumaPlacement& placement() const noexcept { return parts_.placement; }
 
  private:
-  void classify(Batch& batch, SourcePolicy policy);
+  // The route (Submitted::route); true for a direct source wholly in ferry's pinned memory.
+  bool classify(Batch& batch, SourcePolicy policy);
   void plan_streams(Batch& batch, std::uint64_t chunk_bytes);
   void allocate_output(Batch& batch, const OutputDesc* output);
   // The batch's per-sample table, uploaded once at submit and freed with the
@@ -130,7 +131,7 @@ class Stager {
   void run_resident_chunk(Batch& batch, ChunkWork& work);
   void run_copy_chunk(Batch& batch, ChunkWork& work, void* slot);
   void run_in_place_chunk(Batch& batch, ChunkWork& work, void* slot);
-  bool reads_in_place(const Batch& batch) const noexcept;
+  bool reads_in_place(const Batch& batch, bool in_ferry_pinned) const noexcept;
   void take_done_event(ChunkWork& work, bool timed);
   void abandon_chunk(ChunkWork& work, void* slot, bool copy_queued, StreamHandle stream) noexcept;
   // The converter reads a view's samples 0 .. count-1 as global first ..

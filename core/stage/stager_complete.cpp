@@ -129,7 +129,7 @@ void Stager::give_back(Batch& b) noexcept {
   for (ChunkWork& w : b.chunks_) {
     memory_.timing_event_pool().release(w.start);
     memory_.timing_event_pool().release(w.copied);
-    (w.done_timed ? memory_.timing_event_pool() : memory_.event_pool()).release(w.done);
+    (w.start != nullptr ? memory_.timing_event_pool() : memory_.event_pool()).release(w.done);  // take_done_event
     w.start = w.copied = w.done = nullptr;
   }
 }

@@ -41,7 +41,6 @@ SourceView Stager::view_from(SourceView view, std::int64_t first) {
 // Recording a timing event cost about four times as much on an H100 (1.4 us
 // against 0.35), a good part of one image's latency.
 void Stager::take_done_event(ChunkWork& work, bool timed) {
-  work.done_timed = timed;
   work.done = (timed ? memory_.timing_event_pool() : memory_.event_pool()).acquire();
 }
 

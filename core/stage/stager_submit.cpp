@@ -96,13 +96,14 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
                                  : "the context was created with submit_nonblocking");
   GatePlace place(gate_);
   DeviceScope scope(runtime_);
+  bool in_ferry_pinned = false;  // a direct source wholly in ferry's pinned memory
   if (options.resident_source != nullptr) {
     b.resident_source_ = options.resident_source;
     b.submitted.route = parts_.convert_on_host ? BatchRoute::kConvertOnHost : BatchRoute::kResident;
   } else {
-    classify(b, options.source_policy);
+    in_ferry_pinned = classify(b, options.source_policy);
   }
-  b.submitted.read_in_place = reads_in_place(b);
+  b.submitted.read_in_place = reads_in_place(b, in_ferry_pinned);
   try {
     plan_streams(b, options.chunk_bytes);
     allocate_output(b, output);
@@ -135,12 +136,12 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
 //      (0.95 copied) and 4 us slower;
 //    - a kernel that reads every byte (a 1080p BGRA frame, no resize): 0.89
 //      of the memcpy's rate, no faster.
-bool Stager::reads_in_place(const Batch& b) const noexcept {
+bool Stager::reads_in_place(const Batch& b, bool in_ferry_pinned) const noexcept {
   constexpr double kInPlaceMaxShare = 0.7;
   const Submitted& s = b.submitted;
   if (!runtime_.kernels_read_pinned_memory() || s.copies_bytes) return false;
   if (s.route == BatchRoute::kStaged) return s.short_path;
-  if (s.route != BatchRoute::kDirect || !s.ferry_pinned_source) return false;
+  if (s.route != BatchRoute::kDirect || !in_ferry_pinned) return false;
   return s.short_path || (s.plan.n == 1 && s.plan.resize && !s.plan.is_frame() &&
                           s.plan.resize_source_share() <= kInPlaceMaxShare);
 }
@@ -157,10 +158,10 @@ void Stager::take_unreleased_slot() {
 
 void Stager::give_unreleased_slot_back() noexcept { unreleased_.fetch_sub(1, std::memory_order_relaxed); }
 
-void Stager::classify(Batch& b, SourcePolicy policy) {
+bool Stager::classify(Batch& b, SourcePolicy policy) {
   if (parts_.convert_on_host) {
     b.submitted.route = BatchRoute::kConvertOnHost;
-    return;
+    return false;
   }
   b.submitted.route = BatchRoute::kStaged;
   // Only sources a DMA copy can read as rows go directly; the rest is packed on the host.
@@ -168,7 +169,7 @@ void Stager::classify(Batch& b, SourcePolicy policy) {
   const bool rows = std::all_of(b.submitted.sample_layouts.begin(), b.submitted.sample_layouts.end(),
                                 [](const SampleLayout& l) { return l.is_rows(); }) &&
                     (plan.variable_sizes() || b.submitted.layout.is_rows());
-  if (policy == SourcePolicy::Stage || !rows) return;
+  if (policy == SourcePolicy::Stage || !rows) return false;
   std::vector<std::pair<const void*, std::size_t>> ranges;
   const std::size_t extent = static_cast<std::size_t>(plan.source_extent);
   if (plan.variable_sizes()) {
@@ -193,10 +194,10 @@ void Stager::classify(Batch& b, SourcePolicy policy) {
     const HostMemoryKind last = runtime_.pointer_kind(static_cast<const std::uint8_t*>(ptr) + bytes - 1);
     if (first != HostMemoryKind::kPageable && first == last) continue;
     unpin_source(b);  // one pageable range: the whole batch is staged
-    return;
+    return false;
   }
   b.submitted.route = BatchRoute::kDirect;
-  b.submitted.ferry_pinned_source = ferry_pinned;
+  return ferry_pinned;
 }
 
 void Stager::plan_streams(Batch& b, std::uint64_t chunk_option) {
