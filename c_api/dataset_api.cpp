@@ -90,9 +90,10 @@ void gather(ferry_batch_t* out, ferry_dataset_t dataset, const int64_t* indices,
   core::ResidentDataset::Gather gather;
   core::SubmitOptions submit = to_core(c_opts);
   if (in_memory) {
-    call.dataset->gather_source_in_memory(indices, n, call.context->is_cuda(), gather, submit.device_indices);
+    call.dataset->gather_source_in_memory(indices, n, call.context->is_cuda(), gather, submit.resident);
   } else {
     call.dataset->gather_source(indices, n, gather);
+    submit.resident = call.dataset->resident();
   }
   submit.resident_source = call.dataset->storage_owner();
   *out = launch_batch(*call.context, call.dataset.parent(), gather.source, tr, output != nullptr ? &dst : nullptr,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/convert/augment_window_draw.h"
 #include "core/convert/philox.h"
 #include "core/enum_field.h"
 #include "core/error.h"
@@ -10,42 +11,11 @@
 namespace ferry::core {
 namespace {
 
-// The blocks each kind of parameter starts at: one option's draws never move
-// another's (a run that turns on erasing keeps its crops).
-enum : std::uint32_t { kCropDraws = 0, kFlipDraws = 64, kJitterDraws = 72, kGrayDraws = 80, kEraseDraws = 88 };
-
-// Words of one sample's parameter stream, from block `first` on.
-class Draws {
- public:
-  Draws(const philox::Stream& stream, std::uint32_t first) : stream_(stream), draw_(first) {}
-
-  std::uint32_t word() {
-    if (used_ == 4) {
-      block_ = stream_.block(draw_++);
-      used_ = 0;
-    }
-    return block_.v[used_++];
-  }
-  double unit() {  // [0, 1), 53 bits
-    const std::uint32_t hi = word();
-    return philox::unit_double(hi, word());
-  }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * unit(); }
-  // An integer in [0, n), n >= 1.
-  std::int64_t below(std::int64_t n) {
-    return std::min<std::int64_t>(n - 1, static_cast<std::int64_t>(std::floor(unit() * static_cast<double>(n))));
-  }
-  bool chance(float probability) { return unit() < static_cast<double>(probability); }
-  void skip(int words) {
-    for (int i = 0; i < words; ++i) (void)word();
-  }
-
- private:
-  philox::Stream stream_;
-  std::uint32_t draw_;
-  philox::Block block_{};
-  int used_ = 4;
-};
+using augment::Draws;
+using augment::kCropDraws;
+using augment::kEraseDraws;
+using augment::kGrayDraws;
+using augment::kJitterDraws;
 
 // Python's round(): half to even (the default rounding mode). A length past
 // 2^62 (an extreme ratio) saturates: no image is that large, so it is refused
@@ -80,13 +50,6 @@ Rect random_resized_window(const Augment& a, Draws& d, std::int64_t width, std::
     w = std::max<std::int64_t>(1, round_even(static_cast<double>(h) * a.ratio[1]));
   }
   return Rect{(width - w) / 2, (height - h) / 2, w, h};
-}
-
-// torchvision's CenterCrop: the image padded with 0 (left and top getting the
-// smaller half) where it is smaller, then the window at round((H - h) / 2).
-std::int64_t center_origin(std::int64_t image, std::int64_t crop) {
-  if (crop > image) return -((crop - image) / 2);
-  return round_even(static_cast<double>(image - crop) / 2.0);
 }
 
 void draw_jitter(const Augment& a, Draws& d, AugmentDraw& out) {
@@ -195,32 +158,31 @@ AugmentDraw draw_augment(const Augment& a, std::int64_t position, std::int64_t i
                ": expected below 2^39");
   const philox::Stream stream{a.seed, a.step, index, 0};
   AugmentDraw out;
-  Draws crop(stream, kCropDraws);
   switch (a.crop) {
     case AugmentCrop::None: out.crop = Rect{0, 0, image_w, image_h}; break;
-    case AugmentCrop::RandomResized: out.crop = random_resized_window(a, crop, image_w, image_h); break;
+    case AugmentCrop::RandomResized: {
+      Draws crop(stream, kCropDraws);
+      out.crop = random_resized_window(a, crop, image_w, image_h);
+      break;
+    }
     case AugmentCrop::Center:
-      out.crop = Rect{center_origin(image_w, out_w), center_origin(image_h, out_h), out_w, out_h};
+      out.crop = Rect{augment::center_origin(image_w, out_w), augment::center_origin(image_h, out_h), out_w, out_h};
       break;
     case AugmentCrop::Random: {
       const std::int64_t padded_w = image_w + 2 * a.padding, padded_h = image_h + 2 * a.padding;
       FERRY_EXPECT(padded_w >= out_w && padded_h >= out_h, Status::OutOfRange, "sample ", position, " is ", image_w, "x",
                    image_h, " padded by augment.padding ", a.padding, ": smaller than the ", out_w, "x", out_h,
                    " crop (resize_w x resize_h)");
-      const std::int64_t y = crop.below(padded_h - out_h + 1);
-      const std::int64_t x = crop.below(padded_w - out_w + 1);
-      out.crop = Rect{x - a.padding, y - a.padding, out_w, out_h};
+      std::int64_t x = 0, y = 0;
+      augment::random_crop_origin(stream, a.padding, image_w, image_h, out_w, out_h, &x, &y);
+      out.crop = Rect{x, y, out_w, out_h};
       break;
     }
   }
   // Each kind draws from its own counter, so one that is off is skipped
   // without moving the others (a probability of 0 never fires: no draw needed).
-  Draws flips(stream, kFlipDraws);
-  if (a.flip_x_probability > 0.0f && flips.chance(a.flip_x_probability)) out.flip |= kMirrorX;
-  if (a.flip_y_probability > 0.0f) {
-    if (a.flip_x_probability <= 0.0f) flips.skip(2);  // flip_y's words come after flip_x's
-    if (flips.chance(a.flip_y_probability)) out.flip |= kMirrorY;
-  }
+  out.flip = augment::draw_flips(stream, a.flip_x_probability, a.flip_y_probability);
+  static_assert(kMirrorX == 1 && kMirrorY == 2, "draw_flips returns these bits");
   Draws jitter(stream, kJitterDraws);
   draw_jitter(a, jitter, out);
   Draws gray(stream, kGrayDraws);

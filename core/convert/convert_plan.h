@@ -47,17 +47,20 @@ struct SourceView {
   // sample_geometry[i] (the plan's sample_sources from the chunk's first
   // sample on); NULL for one size.
   const SampleSource* sample_geometry = nullptr;
-  // A resident dataset's gather by indices in device memory (one size only):
-  // `samples` holds stand-ins of the right alignment, and the CUDA converter
-  // writes sample i's pointer, base + clamp(indices[i], 0, count - 1) *
-  // sample_bytes, into its device table before the kernel reads it. The CPU
-  // never sees one (there the indices are host memory, read as pointers).
-  struct DeviceIndices {
-    const std::int64_t* indices = nullptr;  // local sample i's at indices[i]
+  // A resident dataset's gather of samples of one size (base NULL for any
+  // other source): sample k of the dataset is at base + k * sample_bytes,
+  // and `samples` points into it. A CUDA gather kernel reads the samples by
+  // index with no table (CudaConverter::convert). By indices in device
+  // memory (device_indices, local sample i's at device_indices[i]),
+  // `samples` holds stand-ins of the right alignment, and the device takes
+  // sample i at clamp(device_indices[i], 0, count - 1). The CPU never sees
+  // device indices (there the indices are host memory, read as pointers).
+  struct Resident {
     const std::uint8_t* base = nullptr;
     std::uint64_t sample_bytes = 0;
     std::int64_t count = 0;
-  } device_indices;
+    const std::int64_t* device_indices = nullptr;
+  } resident;
 
   Strides4 strides_of(std::int64_t i) const noexcept {
     return sample_geometry != nullptr ? sample_geometry[i].strides : strides;
@@ -126,6 +129,20 @@ struct ConvertPlan {
   bool zero_outside = false;   // pixels a crop takes from outside the image are 0 (then coloured), not letterbox
   bool contrast_mean = false;  // some sample's contrast needs its image's mean: a mean pass first
   std::vector<AugmentDraw> pending_draws;  // for augment.report, called (and this emptied) when the plan is valid
+  // Set where every sample's window origin and mirror are the augment's
+  // alone: a RANDOM or CENTER crop on the window path (or the uniform crop),
+  // and flips, over the uniform mirror, with no per-sample table from the
+  // caller. A kernel can then draw them itself from (seed, step, first_index
+  // + g) (augment_window_draw.h), bit for bit as sample_crop and
+  // sample_mirror hold them, with no table (the resident gather kernel).
+  struct WindowDraws {
+    bool on = false;
+    AugmentCrop crop = AugmentCrop::None;
+    std::int64_t padding = 0;
+    float flip_x = 0, flip_y = 0;
+    std::uint64_t seed = 0, step = 0;
+    std::int64_t first_index = 0;
+  } window_draws;
 
   bool variable_sizes() const noexcept { return !sample_sources.empty(); }
   bool is_frame() const noexcept { return is_frame_format(frame.format); }

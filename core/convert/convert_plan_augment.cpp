@@ -96,6 +96,11 @@ void check_augment_fields(ConvertPlan& plan, const Transform& t) {
   // kernels, which take the padding as pixels of value 0 (zero_outside), not
   // the resample kernel. Samples of different sizes stay on the resample path.
   const bool window_crops = plan.zero_outside && !per_pixel && !plan.variable_sizes();
+  const bool caller_tables = !plan.sample_crop.empty() || !plan.sample_mirror.empty();
+  if (!per_pixel && !plan.variable_sizes() && !caller_tables &&
+      (window_crops || (a.crop == AugmentCrop::None && !plan.resize)))
+    plan.window_draws = ConvertPlan::WindowDraws{true,    a.crop, a.padding, a.flip_x_probability, a.flip_y_probability,
+                                                 a.seed, a.step, a.first_index};
   if (window_crops) {
     plan.resize = false;
     plan.sample_resize.clear();

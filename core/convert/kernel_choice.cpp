@@ -168,6 +168,14 @@ const char* kernel_path_name(KernelPath path) noexcept {
   return "?";
 }
 
+bool choose_window_kernel(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
+                          void* output_base, KernelChoice& choice) {
+  choice.params = params_of(plan, source, first, count, output_base);
+  if (!choose_window(plan, choice.params, choice.window_shape)) return false;
+  choice.path = KernelPath::window;
+  return true;
+}
+
 KernelChoice choose_kernel(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
                            std::int64_t count, void* output_base) {
   KernelChoice choice;

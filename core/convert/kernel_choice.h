@@ -36,4 +36,10 @@ struct KernelChoice {
 KernelChoice choose_kernel(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
                            std::int64_t count, void* output_base);
 
+// The window kernel's parameters and geometry for the same call, or false
+// where the window kernel cannot take it (the resident gather kernel is the
+// window kernel's units: window_gather.h).
+bool choose_window_kernel(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
+                          void* output_base, KernelChoice& choice);
+
 }  // namespace ferry::core

@@ -277,8 +277,17 @@ void ResidentDataset::gather_source(const std::int64_t* indices, std::int64_t n,
   s.w = w_;
 }
 
+SourceView::Resident ResidentDataset::resident() const noexcept {
+  SourceView::Resident r;
+  if (variable_sizes()) return r;
+  r.base = storage_->data();
+  r.sample_bytes = sample_bytes_;
+  r.count = count();
+  return r;
+}
+
 void ResidentDataset::gather_source_in_memory(const std::int64_t* indices, std::int64_t n, bool on_device,
-                                              Gather& out, SourceView::DeviceIndices& device) const {
+                                              Gather& out, SourceView::Resident& resident) const {
   FERRY_EXPECT(!variable_sizes(), Status::Unsupported,
                "the dataset holds samples of different sizes: a gather by indices in device memory needs one size "
                "(each sample's geometry is planned on the host); gather by host indices (ferry_dataset_gather)");
@@ -301,7 +310,8 @@ void ResidentDataset::gather_source_in_memory(const std::int64_t* indices, std::
   s.layout = layout_;
   s.samples = out.samples.data();
   s.sample_bytes = static_cast<std::size_t>(sample_bytes_);
-  device = SourceView::DeviceIndices{indices, base, sample_bytes_, count()};
+  resident = this->resident();
+  resident.device_indices = indices;
 }
 
 }  // namespace ferry::core

@@ -84,13 +84,16 @@ class ResidentDataset {
     std::vector<SampleDesc> sample_descs;  // variable sizes
   };
   void gather_source(const std::int64_t* indices, std::int64_t n, Gather& out) const;
+  // Where a gather's samples lie (SourceView::Resident), one size only; with
+  // base NULL for samples of different sizes.
+  SourceView::Resident resident() const noexcept;
   // A gather by indices in the context's memory (ferry_dataset_gather_device).
   // On a CUDA context the indices are read on the device (`device` filled,
   // the source's samples stand-ins); on the CPU they are host memory, read
   // here, each clamped into 0 .. count-1 as the device does. One size only
   // (Status::Unsupported for samples of different sizes).
   void gather_source_in_memory(const std::int64_t* indices, std::int64_t n, bool on_device, Gather& out,
-                               SourceView::DeviceIndices& device) const;
+                               SourceView::Resident& resident) const;
   // The owner a gather's batch holds (SubmitOptions::resident_source).
   std::shared_ptr<const void> storage_owner() const noexcept { return storage_; }
 

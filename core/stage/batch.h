@@ -72,8 +72,9 @@ struct ChunkWork {
   Chunk chunk;
   std::size_t stream_index = 0;
   StreamHandle stream = nullptr;
-  // Once queued. A timed chunk has start and copied, and its done is a timing
-  // event too; an untimed one has done alone, a plain event (Stager::take_done_event).
+  // Once queued. A timed chunk has start and copied (none where nothing is
+  // copied: a resident gather), and its done is a timing event too; an
+  // untimed one has done alone, a plain event (Stager::take_done_event).
   EventHandle start = nullptr, copied = nullptr, done = nullptr;
   bool queued = false;  // its copy and kernel are queued (done recorded)
 };

@@ -29,9 +29,11 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
     try {
       std::uint64_t h2d = 0, convert = 0;
       for (const ChunkWork& w : b.chunks_) {
-        if (w.start == nullptr || w.copied == nullptr || w.done == nullptr) continue;  // not timed
-        h2d += static_cast<std::uint64_t>(runtime_.elapsed_ms(w.start, w.copied) * 1e6);
-        convert += static_cast<std::uint64_t>(runtime_.elapsed_ms(w.copied, w.done) * 1e6);
+        if (w.start == nullptr || w.done == nullptr) continue;  // not timed
+        // No copied event: nothing was copied (a resident gather), the whole chunk converts.
+        const EventHandle converting = w.copied != nullptr ? w.copied : w.start;
+        if (w.copied != nullptr) h2d += static_cast<std::uint64_t>(runtime_.elapsed_ms(w.start, w.copied) * 1e6);
+        convert += static_cast<std::uint64_t>(runtime_.elapsed_ms(converting, w.done) * 1e6);
       }
       counters_.h2d_ns.fetch_add(h2d, std::memory_order_relaxed);
       counters_.convert_ns.fetch_add(convert, std::memory_order_relaxed);

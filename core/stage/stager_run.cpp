@@ -33,7 +33,7 @@ SourceView Stager::view_from(SourceView view, std::int64_t first) {
   } else {
     view.base += first * view.strides.n;
   }
-  if (view.device_indices.indices != nullptr) view.device_indices.indices += first;
+  if (view.resident.device_indices != nullptr) view.resident.device_indices += first;
   return view;
 }
 

@@ -62,7 +62,7 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
     }
     b.submitted.view.samples = b.submitted.sample_pointers.data();
   }
-  b.submitted.view.device_indices = options.device_indices;
+  b.submitted.view.resident = options.resident;
   if (output != nullptr)
     FERRY_EXPECT(output->data != nullptr, Status::InvalidArgument,
                  "output->data is NULL: pass output = NULL to have ferry allocate the output");
@@ -247,9 +247,9 @@ void Stager::allocate_output(Batch& b, const OutputDesc* output) {
   //  - a ferry-allocated output: its allocation on the home stream, for the
   //    chunks on other streams. Nothing else can read a block ferry just
   //    allocated, so the hand-off stream's work is not waited for, unless it
-  //    wrote the indices of a gather on the device (SubmitOptions::device_indices).
+  //    wrote the indices of a gather on the device (SubmitOptions::resident).
   b.entry_on_handoff_ = b.submitted.has_handoff &&
-                       (!b.submitted.owns_output || b.submitted.view.device_indices.indices != nullptr);
+                       (!b.submitted.owns_output || b.submitted.view.resident.device_indices != nullptr);
   if (!b.entry_on_handoff_ && (!b.submitted.owns_output || b.chunks_.size() == 1)) return;  // nothing to follow
   b.entry_event_ = memory_.event_pool().acquire();
   runtime_.event_record(b.entry_event_, b.entry_on_handoff_ ? b.submitted.handoff_stream : b.submitted.home_stream);
@@ -258,6 +258,11 @@ void Stager::allocate_output(Batch& b, const OutputDesc* output) {
 void Stager::upload_batch_table(Batch& b) {
   // Once per batch, not per chunk: one host table, one copy.
   if (!runtime_.has_streams() || b.submitted.route == BatchRoute::kConvertOnHost) return;
+  // A resident gather whose windows the kernel draws (ConvertPlan::WindowDraws)
+  // needs no table: the gather kernel takes it, or the table path builds its own.
+  if (b.submitted.route == BatchRoute::kResident && b.submitted.view.resident.base != nullptr &&
+      b.submitted.plan.window_draws.on)
+    return;
   b.batch_table_ = converter_.upload_batch_table(b.submitted.plan, b.submitted.home_stream);
   if (b.batch_table_ == nullptr || b.chunks_.size() == 1) return;
   b.table_event_ = memory_.event_pool().acquire();

@@ -31,11 +31,12 @@ struct SubmitOptions {
   // and this owner of the source's memory is held until the batch's
   // resources are given back. source_policy and chunk_bytes do not apply.
   std::shared_ptr<const void> resident_source;
-  // With resident_source: the samples' pointers are written on the device
-  // from indices there (SourceView::DeviceIndices; the source's `samples`
-  // are stand-ins). The conversion then follows the work queued on the
-  // hand-off stream before submit, which may have written the indices.
-  SourceView::DeviceIndices device_indices;
+  // With resident_source, samples of one size: where they lie
+  // (SourceView::Resident). With its device_indices, the samples are taken
+  // by indices in device memory (the source's `samples` are stand-ins), and
+  // the conversion follows the work queued on the hand-off stream before
+  // submit, which may have written the indices.
+  SourceView::Resident resident;
 };
 
 }  // namespace ferry::core

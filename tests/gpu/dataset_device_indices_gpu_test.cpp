@@ -1,10 +1,11 @@
 // ferry_dataset_gather_device on the GPU: indices in device memory, written by
 // the caller's stream just before the gather, read by the gather when it runs
-// (after the hand-off stream's earlier work), each sample's pointer written on
-// the device, out-of-range indices clamped. Every output byte equals the CPU
-// backend's gather of the clamped indices from host memory, through the
-// resample kernel (augmented, with a table even for a few samples) and the
-// plain kernels (the pointer array), the outputs poisoned first.
+// (after the hand-off stream's earlier work), out-of-range indices clamped.
+// Every output byte equals the CPU backend's gather of the clamped indices
+// from host memory, the outputs poisoned first: through the gather kernel
+// (indices read and windows drawn in the kernel) and through the kernels
+// that read a pointer table the device writes (the resample kernel, with a
+// table even for a few samples; the window kernel padding to 4 channels).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -67,23 +68,32 @@ struct Recipe {
 };
 
 std::vector<Recipe> recipes(std::int64_t side) {
-  std::vector<Recipe> r(3);
+  std::vector<Recipe> r(5);
   for (Recipe& x : r) {
     ferry_transform_init(&x.transform, sizeof x.transform);
     ferry_augment_init(&x.augment, sizeof x.augment);
   }
-  r[0].name = "crop pad 4 + flip, float16 NCHW (resample kernel)";
+  r[0].name = "crop pad 4 + flip, float16 NCHW (gather kernel, drawn there)";
   r[0].transform.out_dtype = FERRY_DTYPE_FLOAT16;
   r[0].transform.mean[0] = 0.5f, r[0].transform.std[1] = 0.25f;
   r[0].transform.resize_w = r[0].transform.resize_h = side;
   r[0].augment.seed = 99, r[0].augment.step = 3;
   r[0].augment.crop = FERRY_AUGMENT_CROP_RANDOM, r[0].augment.padding = 4, r[0].augment.flip_x_probability = 0.5f;
   r[0].transform.augment = &r[0].augment;
-  r[1].name = "float32 NCHW (plain kernels, the pointer array)";
+  r[1].name = "float32 NCHW (gather kernel, uniform window)";
   r[1].transform.mean[2] = 0.3f;
-  r[2].name = "uint8 NHWC copy";
+  r[2].name = "uint8 NHWC copy (gather kernel)";
   r[2].transform.out_dtype = FERRY_DTYPE_UINT8;
   r[2].transform.out_layout = FERRY_LAYOUT_NHWC;
+  r[3].name = "RandomResizedCrop, float32 NCHW (resample kernel, the pointer table)";
+  r[3].transform.resize_w = r[3].transform.resize_h = side / 2 + 3;
+  r[3].augment.seed = 7, r[3].augment.crop = FERRY_AUGMENT_CROP_RANDOM_RESIZED;
+  r[3].transform.augment = &r[3].augment;
+  r[4].name = "float16 NHWC padded to 4 channels, mirrored (window kernel, the pointer table)";
+  r[4].transform.out_dtype = FERRY_DTYPE_FLOAT16;
+  r[4].transform.out_layout = FERRY_LAYOUT_NHWC;
+  r[4].transform.pad_channels_to_4 = 1;
+  r[4].transform.mirror = FERRY_MIRROR_X;
   return r;
 }
 

@@ -69,6 +69,13 @@ struct KernelParams {
   // Pixels outside the image are bytes of value 0, converted as any pixel
   // (augmentation's zero padding: ConvertPlan::zero_outside), not fill_bits.
   std::int32_t zero_outside = 0;
+  // Every row of every sample starts and ends on a 4-byte boundary (set by
+  // the caller that knows its samples' addresses: the resident gather). With
+  // zero_outside, the window kernel then loads every unit's words under a
+  // predicate (a word is wholly inside its row or wholly outside): one path
+  // for the units inside, across the edges and outside, so a warp whose
+  // lanes meet a random crop's padding does not run three.
+  std::int32_t aligned_rows = 0;
   std::int32_t out_nhwc = 0;
   // Whether the table's alpha/beta differ per sample (per-sample mean/std);
   // if not, they equal alpha/beta above and the kernels read those instead.

@@ -159,13 +159,15 @@ struct NhwcUnit {
   int count = 0;
 };
 
-// One unit: output pixels xo .. xo+G-1 of output row `row` of local sample i,
-// read from source row sy at window origin x0. MIRROR_X: a compile-time switch,
-// so an unmirrored unit pays nothing for the mirror. NCHW output is stored
-// here; NHWC output is left in `nhwc`.
-template <DType D, int C, int SHAPE, bool MIRROR_X>
-__device__ __forceinline__ void convert_window_unit(const KernelParams& p, std::uint32_t i, int row, int xo, int sy,
-                                                    int x0, const WindowCoefficients& coef,
+// One unit: output pixels xo .. xo+G-1 of output row `row` of local sample i
+// (whose first byte is `sample`), read from source row sy at window origin x0. MIRROR_X: a compile-time switch,
+// so an unmirrored unit pays nothing for the mirror. PREDICATED: compiled
+// with the one-path loads of KernelParams::aligned_rows (only the gather
+// kernel sets it; the table kernel keeps its registers). NCHW output is
+// stored here; NHWC output is left in `nhwc`.
+template <DType D, int C, int SHAPE, bool MIRROR_X, bool PREDICATED>
+__device__ __forceinline__ void convert_window_unit(const KernelParams& p, std::uint32_t i, const std::uint8_t* sample,
+                                                    int row, int xo, int sy, int x0, const WindowCoefficients& coef,
                                                     NhwcUnit<SHAPE == 0 ? 1 : SHAPE>& nhwc) {
   constexpr int E = elem_size<D>(), G = 16 / E, IB = G * C, IW = IB / 4, NW = IW + 1;
   constexpr bool kNhwc = SHAPE != 0;
@@ -183,11 +185,22 @@ __device__ __forceinline__ void convert_window_unit(const KernelParams& p, std::
   const bool all_outside = !row_inside || span_px + G <= 0 || span_px >= p.w;
   std::uint32_t words[NW];
   unsigned shift = 0;
-  if (all_outside) {
+  if (PREDICATED && p.zero_outside && p.aligned_rows) {
+    const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(sample) + static_cast<std::uintptr_t>(std::int64_t{sy} * p.src_h);
+    const std::uintptr_t hi = lo + static_cast<std::uintptr_t>(std::int64_t{p.w} * C);
+    const std::uintptr_t start = lo + static_cast<std::uintptr_t>(span_px * C);
+    const std::uintptr_t base = start & ~std::uintptr_t{3};
+    shift = static_cast<unsigned>(start & 3) * 8;
+#pragma unroll
+    for (int k = 0; k < NW; ++k) {
+      const std::uintptr_t at = base + 4u * static_cast<unsigned>(k);
+      words[k] = row_inside && at >= lo && at + 4 <= hi ? __ldg(reinterpret_cast<const unsigned int*>(at)) : 0u;
+    }
+  } else if (all_outside) {
 #pragma unroll
     for (int k = 0; k < NW; ++k) words[k] = 0;
   } else {
-    const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(sample_source(p, i) + std::int64_t{sy} * p.src_h);
+    const std::uintptr_t lo = reinterpret_cast<std::uintptr_t>(sample + std::int64_t{sy} * p.src_h);
     const std::uintptr_t hi = lo + static_cast<std::uintptr_t>(std::int64_t{p.w} * C);
     const std::uintptr_t start = lo + static_cast<std::uintptr_t>(span_px * C);
     const std::uintptr_t base = start & ~std::uintptr_t{3};
@@ -277,18 +290,37 @@ __device__ __forceinline__ void store_nhwc(uint4* warp_slots, const NhwcUnit<SHA
   }
 }
 
+// Local sample i's pixels, window origin, mirror and coefficients, as the
+// window kernel reads them: from KernelParams (uniform values, the sample
+// pointers or the data form) and its per-sample table where it has one.
+struct TableSamples {
+  static constexpr bool kPerBlock = false;  // nothing to prepare per block (see convert_window_units)
+  static constexpr bool kPredicated = false;  // no aligned_rows (convert_window_unit)
+  const KernelParams& p;
+  // Called when a thread meets sample i (its units are consecutive).
+  __device__ __forceinline__ void enter(std::uint32_t i, WindowSample& s) const {
+    if (p.params != nullptr) {
+      const SampleParams* sp = p.params + i;
+      s = WindowSample{__ldg(&sp->x), __ldg(&sp->y), __ldg(&sp->mirror)};
+    }
+  }
+  __device__ __forceinline__ const std::uint8_t* source(std::uint32_t i) const { return sample_source(p, i); }
+  __device__ __forceinline__ WindowCoefficients coefficients(std::uint32_t i) const {
+    return coefficients_of(p, p.sample_coefficients ? p.params + i : nullptr);
+  }
+};
+
 // SHAPE: 0 for NCHW output, else the NHWC output's channel count (1, 3 or 4).
 //
 // Each block takes one contiguous share of the units (an equal number of
 // steps of kWindowThreads each; the last shares may be shorter or empty)
 // rather than striding over the whole call: a thread's consecutive units then
 // lie in the same sample, so its window origin and mirror are read from the
-// table once per sample a thread meets, not in front of every unit's loads.
-// The loop bound is block-uniform, so every lane of a warp reaches the
-// staged store of every step.
-template <DType D, int C, int SHAPE>
-__global__ void __launch_bounds__(kWindowThreads, resident_blocks(window_min_blocks<D, C, SHAPE>(), kWindowThreads))
-    convert_window_kernel(const KernelParams p) {
+// table (or drawn: convert_window_gather.cu) once per sample a thread meets,
+// not in front of every unit's loads. The loop bound is block-uniform, so
+// every lane of a warp reaches the staged store of every step.
+template <DType D, int C, int SHAPE, typename Samples>
+__device__ __forceinline__ void convert_window_units(const KernelParams& p, Samples& samples) {
   constexpr int G = 16 / elem_size<D>();
   constexpr int S = SHAPE == 0 ? 1 : SHAPE;
   __shared__ uint4 stage[SHAPE >= 3 ? kWindowThreads * SHAPE : 1];
@@ -298,8 +330,11 @@ __global__ void __launch_bounds__(kWindowThreads, resident_blocks(window_min_blo
   const std::uint32_t share = (steps + gridDim.x - 1) / gridDim.x * kWindowThreads;
   const std::uint32_t begin = blockIdx.x * share;
   const std::uint32_t end = min(p.units, begin + share);
+  // Per-block work of the samples (the gather's draws): every thread calls
+  // it, the share being block-uniform.
+  if constexpr (Samples::kPerBlock) samples.prepare(begin, end);
   WindowSample s{p.crop_x, p.crop_y, p.mirror};
-  std::uint32_t loaded = 0xFFFFFFFFu;  // the local sample whose table entry s holds
+  std::uint32_t loaded = 0xFFFFFFFFu;  // the local sample s was entered for
   for (std::uint32_t step = begin; step < end; step += kWindowThreads) {
     const std::uint32_t unit = step + threadIdx.x;
     NhwcUnit<S> nhwc;
@@ -308,22 +343,30 @@ __global__ void __launch_bounds__(kWindowThreads, resident_blocks(window_min_blo
       const std::uint32_t u = unit - run * p.units_per_run.d;
       const std::uint32_t i = p.runs_per_sample_div.divide(run);
       const int row = static_cast<int>(run - i * p.runs_per_sample_div.d);
-      const SampleParams* sp = p.params ? p.params + i : nullptr;
-      if (sp != nullptr && i != loaded) {
-        s = WindowSample{__ldg(&sp->x), __ldg(&sp->y), __ldg(&sp->mirror)};
+      if (i != loaded) {
+        samples.enter(i, s);
         loaded = i;
       }
-      const WindowCoefficients coef = coefficients_of(p, p.sample_coefficients ? sp : nullptr);
+      const WindowCoefficients coef = samples.coefficients(i);
       const int sy = s.y0 + ((s.mirror & kMirrorY) ? p.oh - 1 - row : row);
       const int xo = static_cast<int>(u) * G;
       if (s.mirror & kMirrorX) {
-        convert_window_unit<D, C, SHAPE, true>(p, i, row, xo, sy, s.x0, coef, nhwc);
+        convert_window_unit<D, C, SHAPE, true, Samples::kPredicated>(p, i, samples.source(i), row, xo, sy, s.x0, coef,
+                                                                     nhwc);
       } else {
-        convert_window_unit<D, C, SHAPE, false>(p, i, row, xo, sy, s.x0, coef, nhwc);
+        convert_window_unit<D, C, SHAPE, false, Samples::kPredicated>(p, i, samples.source(i), row, xo, sy, s.x0, coef,
+                                                                      nhwc);
       }
     }
     if constexpr (SHAPE != 0) store_nhwc<D, S>(warp_slots, nhwc);
   }
+}
+
+template <DType D, int C, int SHAPE>
+__global__ void __launch_bounds__(kWindowThreads, resident_blocks(window_min_blocks<D, C, SHAPE>(), kWindowThreads))
+    convert_window_kernel(const KernelParams p) {
+  TableSamples samples{p};
+  convert_window_units<D, C, SHAPE>(p, samples);
 }
 
 // The kernel for a dtype, source channels (1, 3, 4) and output shape; NULL for

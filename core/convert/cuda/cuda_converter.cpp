@@ -9,6 +9,7 @@
 #include "core/convert/cuda/frame_decode_kernel.h"
 #include "core/convert/cuda/gather_pointers.h"
 #include "core/convert/cuda/resample_params.h"
+#include "core/convert/cuda/window_gather.h"
 #include "core/convert/kernel_choice.h"
 #include "core/device/cuda/cuda_check.h"
 #include "core/device/device_scope.h"
@@ -143,6 +144,7 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
     convert_resampled(plan, source, first, count, output_base, stream);
     return;
   }
+  if (source.resident.base != nullptr && convert_gather(plan, source, first, count, output_base, stream)) return;
   KernelChoice choice = choose_kernel(plan, source, first, count, output_base);
   KernelParams& p = choice.params;
   if (batch_table != nullptr) p.params = static_cast<const SampleParams*>(batch_table) + first;
@@ -190,8 +192,8 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
   if (params_bytes != 0) p.params = reinterpret_cast<const SampleParams*>(on_device);
   if (sources_bytes != 0) p.sources = reinterpret_cast<const std::uint8_t* const*>(on_device + params_bytes);
   try {
-    if (source.device_indices.indices != nullptr)  // the stand-ins replaced by the gathered samples
-      cuda_convert::launch_gather_pointers(on_device + params_bytes, sizeof(void*), source.device_indices, count,
+    if (source.resident.device_indices != nullptr)  // the stand-ins replaced by the gathered samples
+      cuda_convert::launch_gather_pointers(on_device + params_bytes, sizeof(void*), source.resident, count,
                                            stream);
     launch();
   } catch (...) {
@@ -201,6 +203,70 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
   // Only now: a block freed on a stream is at once reusable by the next
   // allocation on it, whose copy must queue behind this kernel, not before it.
   memory_.device_cache().free(on_device, stream);
+}
+
+bool CudaConverter::convert_gather(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
+                                   std::int64_t count, void* output_base, void* stream) {
+  const ConvertPlan::WindowDraws& draws = plan.window_draws;
+  const SourceView::Resident& resident = source.resident;
+  if ((!draws.on && plan.has_per_sample()) || plan.is_frame() || resident.sample_bytes == 0) return false;
+  const bool on_device = resident.device_indices != nullptr;
+  if (!on_device && (source.samples == nullptr || resident.count > INT32_MAX)) return false;  // int32 inline indices
+  KernelChoice whole;
+  if (!choose_window_kernel(plan, source, first, count, output_base, whole) ||
+      !cuda_convert::gather_kernel_exists(plan.dtype, static_cast<int>(plan.c), whole.window_shape))
+    return false;
+  cuda_convert::GatherParams g;
+  g.base = resident.base;
+  g.sample_bytes = resident.sample_bytes;
+  g.count = resident.count;
+  g.device_indices = resident.device_indices;
+  if (draws.on) {
+    g.draws = 1;
+    g.crop = static_cast<std::int32_t>(draws.crop);
+    g.padding = static_cast<std::int32_t>(draws.padding);  // at most 2^20 (check_augment)
+    g.flip_x = draws.flip_x, g.flip_y = draws.flip_y;
+    g.seed = draws.seed, g.step = draws.step;
+  }
+  // Rows on words: the sample size, the row pitch and the row's bytes all multiples of 4 (the base is a block's).
+  const std::uint64_t row_bytes = static_cast<std::uint64_t>(plan.w * plan.c);
+  whole.params.aligned_rows = resident.sample_bytes % 4 == 0 && whole.params.src_h % 4 == 0 && row_bytes % 4 == 0 &&
+                              reinterpret_cast<std::uintptr_t>(resident.base) % 4 == 0;
+  const int shape = whole.window_shape;
+  const int max_blocks = max_gather_blocks(plan.dtype, static_cast<int>(plan.c), shape);
+  g.first_index = draws.first_index + first;
+  if (on_device) {
+    cuda_convert::launch_window_gather(whole.params, g, plan.dtype, shape, max_blocks, stream);
+    return true;
+  }
+  // The host indices, from the sample pointers (each base + index * sample_bytes).
+  std::vector<std::int64_t> indices(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto at = reinterpret_cast<std::uintptr_t>(source.samples[i]);
+    const auto base = reinterpret_cast<std::uintptr_t>(resident.base);
+    const std::uint64_t offset = at - base;
+    if (at < base || offset % resident.sample_bytes != 0 ||
+        offset / resident.sample_bytes >= static_cast<std::uint64_t>(resident.count))
+      return false;  // not a sample of the dataset: the table path reads it by pointer
+    indices[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(offset / resident.sample_bytes);
+  }
+  if (count <= cuda_convert::kGatherInlineIndices) {
+    std::copy(indices.begin(), indices.end(), g.indices);
+    cuda_convert::launch_window_gather(whole.params, g, plan.dtype, shape, max_blocks, stream);
+    return true;
+  }
+  // More than the parameter holds: one copy of the indices, still one launch
+  // (a launch per 1024 samples cost about 6 us each on an H200).
+  void* table = upload(indices.data(), indices.size() * sizeof(std::int64_t), stream);
+  g.device_indices = static_cast<const std::int64_t*>(table);
+  try {
+    cuda_convert::launch_window_gather(whole.params, g, plan.dtype, shape, max_blocks, stream);
+  } catch (...) {
+    memory_.device_cache().free(table, stream);
+    throw;
+  }
+  memory_.device_cache().free(table, stream);  // after the launch: see convert()
+  return true;
 }
 
 void CudaConverter::convert_frames(const ConvertPlan& plan, const SourceView& frames, std::int64_t first,
@@ -269,8 +335,8 @@ void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView&
   };
   DeviceCache& cache = memory_.device_cache();
   void* table = nullptr;
-  // Pointers the device writes (SourceView::DeviceIndices) need a table in device memory.
-  const bool gathered_on_device = source.device_indices.indices != nullptr;
+  // Pointers the device writes (SourceView::Resident's device_indices) need a table in device memory.
+  const bool gathered_on_device = source.resident.device_indices != nullptr;
   if (count <= cuda_convert::kInlineSamples && !gathered_on_device) {
     for (std::int64_t i = 0; i < count; ++i) p.inline_samples[i] = sample(i);  // no table to copy
   } else {
@@ -281,7 +347,7 @@ void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView&
     static_assert(offsetof(ResampleSample, data) == 0, "launch_gather_pointers writes a row's first field");
     if (gathered_on_device) {
       try {
-        cuda_convert::launch_gather_pointers(table, sizeof(ResampleSample), source.device_indices, count, stream);
+        cuda_convert::launch_gather_pointers(table, sizeof(ResampleSample), source.resident, count, stream);
       } catch (...) {
         memory_.device_cache().free(table, stream);
         throw;
@@ -317,6 +383,11 @@ int CudaConverter::max_vector_blocks(DType dtype, int c, bool out_nhwc, int step
   return cached_blocks(max_vector_blocks_[static_cast<int>(dtype)][c][out_nhwc ? 1 : 0][step - 1], [&] {
     return sm_count_ * cuda_convert::convert_vector_blocks_per_sm(dtype, c, out_nhwc, step);
   });
+}
+
+int CudaConverter::max_gather_blocks(DType dtype, int c, int shape) {
+  return cached_blocks(max_gather_blocks_[static_cast<int>(dtype)][c][shape],
+                       [&] { return sm_count_ * cuda_convert::window_gather_blocks_per_sm(dtype, c, shape); });
 }
 
 int CudaConverter::max_window_blocks(DType dtype, int c, int shape) {

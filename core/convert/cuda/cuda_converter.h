@@ -51,16 +51,25 @@ class CudaConverter {
   void convert_resampled(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
                          void* output_base, void* stream, bool decode_frames = false);
 
+  // A resident dataset's gather (SourceView::Resident) on the gather kernel,
+  // its windows drawn there or uniform: one launch, no table (beyond
+  // kGatherInlineIndices host indices, one copy of them). False where the
+  // plan or the output needs the table path (nothing was queued then).
+  bool convert_gather(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
+                      void* output_base, void* stream);
+
   DeviceRuntime& runtime_;
   MemorySystem& memory_;
   int sm_count_ = 1;
   // The vector kernel's grid cap, filled on first use (racing writers store the same value).
   int max_vector_blocks(DType dtype, int c, bool out_nhwc, int step);
   int max_window_blocks(DType dtype, int c, int shape);
+  int max_gather_blocks(DType dtype, int c, int shape);
 
   int max_blocks_[2][5] = {};  // [runs][dtype]
   int max_vector_blocks_[5][5][2][2] = {};  // [dtype][c][out_nhwc][step - 1]
   int max_window_blocks_[5][5][5] = {};  // [dtype][c][shape]
+  int max_gather_blocks_[5][5][5] = {};  // [dtype][c][shape]
 };
 
 }  // namespace ferry::core

@@ -25,12 +25,12 @@ __global__ void gather_pointers_kernel(unsigned char* table, std::size_t stride,
 
 }  // namespace
 
-void launch_gather_pointers(void* table, std::size_t stride, const SourceView::DeviceIndices& gather,
+void launch_gather_pointers(void* table, std::size_t stride, const SourceView::Resident& gather,
                             std::int64_t count, void* stream) {
   if (count <= 0) return;
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((count + kThreads - 1) / kThreads, 1024));
   gather_pointers_kernel<<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      static_cast<unsigned char*>(table), stride, gather.indices, count, gather.base, gather.sample_bytes,
+      static_cast<unsigned char*>(table), stride, gather.device_indices, count, gather.base, gather.sample_bytes,
       gather.count);
   FERRY_CUDA_TRY(cudaGetLastError());
 }
