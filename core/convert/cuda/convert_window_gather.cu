@@ -20,22 +20,37 @@
 namespace ferry::core::cuda_convert {
 namespace {
 
+// What a window draw reads of GatherParams, by value: a function given a
+// reference to the kernel parameter would read each field through a generic
+// address, one slow load after another in front of the sample's first load.
+struct DrawSpec {
+  std::uint64_t seed, step;
+  std::int32_t crop, padding;
+  float flip_x, flip_y;
+};
+
 // Sample `index`'s window origin and mirror, drawn over the uniform ones.
-// Not inlined: the draw's registers then stay out of the unit loop's (inlined,
-// the NCHW kernels spilled 44 bytes at their 48-register cap).
-__device__ __noinline__ WindowSample drawn_window(const GatherParams& g, std::uint64_t index, WindowSample s, int w,
-                                                  int h, int ow, int oh) {
-  const philox::Stream stream{g.seed, g.step, index, 0};
-  if (g.crop == static_cast<int>(AugmentCrop::Random)) {
+__device__ __forceinline__ WindowSample draw_window(const DrawSpec& d, std::uint64_t index, WindowSample s, int w,
+                                                    int h, int ow, int oh) {
+  const philox::Stream stream{d.seed, d.step, index, 0};
+  if (d.crop == static_cast<int>(AugmentCrop::Random)) {
     std::int64_t x = 0, y = 0;
-    augment::random_crop_origin(stream, g.padding, w, h, ow, oh, &x, &y);
+    augment::random_crop_origin(stream, d.padding, w, h, ow, oh, &x, &y);
     s.x0 = static_cast<int>(x), s.y0 = static_cast<int>(y);
-  } else if (g.crop == static_cast<int>(AugmentCrop::Center)) {
+  } else if (d.crop == static_cast<int>(AugmentCrop::Center)) {
     s.x0 = static_cast<int>(augment::center_origin(w, ow));
     s.y0 = static_cast<int>(augment::center_origin(h, oh));
   }
-  s.mirror ^= augment::draw_flips(stream, g.flip_x, g.flip_y);
+  s.mirror ^= augment::draw_flips(stream, d.flip_x, d.flip_y);
   return s;
+}
+
+// The same, not inlined: for a thread drawing inside the unit loop, whose
+// registers it would otherwise take (inlined there, the NCHW kernels spilled
+// 44 bytes at their 48-register cap).
+__device__ __noinline__ WindowSample draw_window_apart(DrawSpec d, std::uint64_t index, WindowSample s, int w, int h,
+                                                       int ow, int oh) {
+  return draw_window(d, index, s, w, h, ow, oh);
 }
 
 // One gathered sample as the units read it.
@@ -66,10 +81,15 @@ struct GatheredSamples {
     k = k < 0 ? 0 : k >= g.count ? g.count - 1 : k;
     return g.base + static_cast<std::uint64_t>(k) * g.sample_bytes;
   }
+  // Sample i found and drawn; APART: the draw not inlined (see draw_window_apart).
+  template <bool APART>
   __device__ __forceinline__ GatherEntry find(std::uint32_t i) const {
     GatherEntry e{sample_at(i), WindowSample{p.crop_x, p.crop_y, p.mirror}};
-    if (g.draws != 0)
-      e.window = drawn_window(g, static_cast<std::uint64_t>(g.first_index + i), e.window, p.w, p.h, p.ow, p.oh);
+    if (g.draws == 0) return e;
+    const DrawSpec d{g.seed, g.step, g.crop, g.padding, g.flip_x, g.flip_y};
+    const auto index = static_cast<std::uint64_t>(g.first_index + i);
+    e.window = APART ? draw_window_apart(d, index, e.window, p.w, p.h, p.ow, p.oh)
+                     : draw_window(d, index, e.window, p.w, p.h, p.ow, p.oh);
     return e;
   }
   __device__ __forceinline__ std::uint32_t sample_of_unit(std::uint32_t unit) const {
@@ -79,12 +99,12 @@ struct GatheredSamples {
     if (begin < end) {
       first = sample_of_unit(begin);
       held = min(sample_of_unit(end - 1) - first + 1, static_cast<std::uint32_t>(kBlockEntries));
-      for (std::uint32_t t = threadIdx.x; t < held; t += blockDim.x) entries[t] = find(first + t);
+      for (std::uint32_t t = threadIdx.x; t < held; t += blockDim.x) entries[t] = find<false>(first + t);
     }
     __syncthreads();
   }
   __device__ __forceinline__ void enter(std::uint32_t i, WindowSample& s) {
-    const GatherEntry e = i - first < held ? entries[i - first] : find(i);
+    const GatherEntry e = i - first < held ? entries[i - first] : find<true>(i);
     sample = e.sample;
     s = e.window;
   }
