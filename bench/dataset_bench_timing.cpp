@@ -37,6 +37,22 @@ CreateTimes create_times(const Backend& b, const ferry_source& src, int reps) {
   return {fb::median(call), fb::median(upload)};
 }
 
+#if FERRY_HAVE_CUDA
+double fresh_buffer_copy_ms(const std::uint8_t* pinned, std::size_t bytes, int reps) {
+  std::vector<double> ms;
+  for (int r = 0; r <= reps; ++r) {
+    const auto t0 = Clock::now();
+    void* fresh = nullptr;
+    fb::check_cuda(cudaMalloc(&fresh, bytes), "cudaMalloc");
+    fb::check_cuda(cudaMemcpy(fresh, pinned, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    const double t = ms_since(t0);
+    fb::check_cuda(cudaFree(fresh), "cudaFree");
+    if (r > 0) ms.push_back(t);
+  }
+  return fb::median(ms);
+}
+#endif
+
 namespace {
 
 // Gathers `batch` indices at a time from the epoch's order, the augmentation's step advanced per gather.
