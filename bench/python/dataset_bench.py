@@ -122,13 +122,58 @@ def gather_table(torch, ferry, np, ctx, dev, name, n, side, a, lines):
     for label, fn in torch_baselines(torch, v2, data, order, a.batch, dev):
         iters = max(1, a.iters // 10) if "sample" in label and "vectorized" not in label else a.iters
         rows.append((label, timed(torch, fn, iters, a.repeats)))
+    gpu_rows = gpu_time_rows(torch, v2, data, order, a, dev, ctx, batches)
     del data
     lines.append(f"  gather + RandomCrop(pad 4) + flip + float16 NCHW normalize, batch {a.batch}:")
     for label, s in rows:
         lines.append(f"    {label:42s} {s * 1e6:10.1f} us/batch {a.batch / s:12.0f} img/s"
                      f"   ferry x {s / ferry_s:7.1f}")
     lines.append("    (targets: ferry >= 5x the PyTorch rows; the kernel's ratio to a D2D copy: ferry_bench_dataset)")
+    lines.append("  the same, GPU time a batch with no host work on either side (ferry: its gather kernel as its")
+    lines.append("  statistics time it; PyTorch vectorized: CUDA-graph replays between events, drawing on the GPU):")
+    ferry_gpu = gpu_rows[0][1]
+    for label, s in gpu_rows:
+        lines.append(f"    {label:42s} {s * 1e6:10.1f} us/batch   ferry x {s / ferry_gpu:7.1f}")
     return ds, labels
+
+
+def gpu_time_rows(torch, v2, data, order, a, dev, ctx, batches):
+    """GPU seconds a batch: ferry's gather kernel (its statistics' convert_ns
+    over a run of loader batches) and the vectorized PyTorch row replayed as a
+    CUDA graph (host launch overhead gone, the work the same)."""
+    torch.cuda.synchronize()
+    before = ctx.stats()["convert_ns"]
+    runs = 200
+    for _ in range(runs):
+        next(batches)
+    torch.cuda.synchronize()
+    time.sleep(0.05)  # ferry's completion thread adds each batch's timing once it sees it complete
+    rows = [("ferry gather kernel (statistics)", (ctx.stats()["convert_ns"] - before) / 1e9 / runs)]
+    for label, fn in torch_baselines(torch, v2, data, order, a.batch, dev):
+        if "vectorized" not in label:
+            # v2's Normalize copies its mean to the GPU per call, which a capture refuses; per
+            # sample, a graph of thousands of nodes. The vectorized row is PyTorch done well.
+            continue
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for _ in range(3):
+                fn()  # warm-up outside the capture
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            fn()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        samples = []
+        for _ in range(a.repeats):
+            start.record()
+            for _ in range(runs):
+                graph.replay()
+            end.record()
+            end.synchronize()
+            samples.append(start.elapsed_time(end) / 1e3 / runs)
+        rows.append((label.replace("torch", "torch, CUDA graph:"), statistics.median(samples)))
+    return rows
 
 
 def train_row(torch, ferry, ctx, dev, ds, labels, side, a, lines):
