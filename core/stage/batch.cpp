@@ -30,4 +30,13 @@ void Batch::expect_held_locked() const {
   }
 }
 
+std::shared_ptr<OutputBlock> Batch::output_block_locked() const {
+  expect_held_locked();
+  // Released, not yet finished: its ferry output may have gone back already.
+  // A reference racing that release holds nothing: the block is the cache's
+  // again, to be handed out or trimmed while the reference still reads it.
+  if (submitted.owns_output && output_block_ == nullptr) fail(Status::InvalidHandle, "batch was released");
+  return output_block_;
+}
+
 }  // namespace ferry::core

@@ -130,11 +130,9 @@ class Batch : public std::enable_shared_from_this<Batch> {
   }
   std::size_t chunk_count() const noexcept { return chunks_.size(); }
   // The output block for a tensor reference (null for a caller's own output);
-  // Status::InvalidHandle once the resources were given back.
-  std::shared_ptr<OutputBlock> output_block_locked() const {
-    expect_held_locked();
-    return output_block_;
-  }
+  // Status::InvalidHandle once the resources were given back, or the output
+  // alone (a release after wait gives it back at once, Stager::release).
+  std::shared_ptr<OutputBlock> output_block_locked() const;
 
   // The stage, under mutex. advance_locked moves forward only, never back, and
   // wakes whoever waits; wait_locked sleeps on `changed` until `s` is reached.

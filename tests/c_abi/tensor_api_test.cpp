@@ -228,6 +228,63 @@ TEST(TensorReference, ThreadsRaceContextDestroy) {
   }
 }
 
+// A release after wait gives the output back at once, before the completion
+// thread (held here by a hook) finishes the batch. A retain racing it either
+// fails or holds the output: never a reference to a block that went back
+// (which a trim frees, or the next batch overwrites, while it is read).
+TEST(TensorReference, RetainRacingAReleaseAfterWaitHoldsTheOutput) {
+  ferry_context_t ctx = cpu_context();
+  Job job(21, 1, 8, 8);
+  std::atomic<bool> flags[2] = {false, false};  // held, let go
+  ferry_submit_options hold;
+  ferry_submit_options_init(&hold, sizeof hold);
+  hold.user_data = flags;
+  hold.callback = [](ferry_batch_t, ferry_status, void* user) {
+    auto* f = static_cast<std::atomic<bool>*>(user);
+    f[0] = true;
+    while (!f[1]) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  ferry_batch_t holder = nullptr;
+  ASSERT_EQ(ferry_batch_submit(&holder, ctx, &job.source, &job.transform, nullptr, &hold), FERRY_OK);
+  for (int i = 0; i < 5000 && !flags[0]; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(flags[0].load()) << "the hook never ran";
+  const auto in_use = [&] {
+    ferry_stats s;
+    ferry_stats_init(&s, sizeof s);
+    EXPECT_EQ(ferry_stats_get(&s, ctx), FERRY_OK);
+    return s.device_in_use_bytes;
+  };
+  const std::uint64_t before = in_use();  // the holder's output
+  int empty = 0;
+  for (int round = 0; round < 3000 && empty == 0; ++round) {
+    ferry_batch_t batch = submit(ctx, job);
+    ASSERT_EQ(ferry_batch_wait(batch), FERRY_OK);
+    std::atomic<int> go{0};
+    std::thread releaser([&] {
+      go.fetch_add(1);
+      while (go.load() < 2) {
+      }
+      EXPECT_EQ(ferry_batch_release(batch), FERRY_OK);
+    });
+    go.fetch_add(1);
+    while (go.load() < 2) {
+    }
+    ferry_tensor_t t = nullptr;
+    const ferry_status st = ferry_tensor_retain(&t, batch);
+    releaser.join();
+    if (st == FERRY_OK) {
+      if (in_use() == before) ++empty;  // the reference holds no memory
+      EXPECT_EQ(ferry_tensor_release(t), FERRY_OK);
+    } else {
+      EXPECT_EQ(st, FERRY_ERR_INVALID_HANDLE);
+    }
+  }
+  EXPECT_EQ(empty, 0) << "a tensor reference whose output went back to the cache";
+  flags[1] = true;
+  EXPECT_EQ(ferry_batch_release(holder), FERRY_OK);
+  EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
+}
+
 TEST(OrphanSegments, FreesASegmentWhenItsLastHeldBlockGoes) {
   auto backend = std::make_shared<FakeRuntime>();
   void* segment = backend->device_malloc(1 << 20);
