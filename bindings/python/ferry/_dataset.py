@@ -150,14 +150,29 @@ class ResidentDataset:
         handle = self._handle()
         on_device = device_indices(indices, self._context)
         if on_device is None:
-            args: tuple = (host_indices(indices),)
-            n, plain, augmented = len(args[0]), handle.gather_holding, handle.gather_augmented
+            args, keepalive = (host_indices(indices),), None
         else:
-            args = (on_device.address, on_device.shape[0])
-            n, plain, augmented = args[1], handle.gather_device_holding, handle.gather_device_augmented
+            args, keepalive = (on_device.address, on_device.shape[0]), on_device.keepalive
             stream = writer_stream(indices) if stream is None else stream
         spec = _spec(transform, transform_kwargs)
-        aug = augment_of(augment, spec)
+        return self._gather(handle, args, spec, augment_of(augment, spec), out, stream, priority, keepalive)
+
+    def _gather_device(self, address: int, n: int, spec: TransformSpec, aug: Optional[Augment], stream: int,
+                       keepalive: Any) -> Batch:
+        """A gather of the n int64 dataset indices at `address` on the
+        context's GPU, which the caller has checked once for all its gathers
+        (ResidentLoader: an epoch's order, sliced per batch): gather()'s
+        checks of the indices cost more than the gather's own host work."""
+        return self._gather(self._handle(), (address, n), spec, aug, None, stream, 0, keepalive)
+
+    def _gather(self, handle: Any, args: tuple, spec: TransformSpec, aug: Optional[Augment], out: Any, stream: Any,
+                priority: int, keepalive: Any) -> Batch:
+        """The gather of host indices (args: (int64 array,)) or device ones
+        (args: (address, count)), its indices checked."""
+        if len(args) == 1:
+            n, plain, augmented = len(args[0]), handle.gather_holding, handle.gather_augmented
+        else:
+            n, plain, augmented = args[1], handle.gather_device_holding, handle.gather_device_augmented
         src, t, raw = self._build(spec, aug, n)
         output, keep = None, None
         if out is not None:
@@ -169,7 +184,7 @@ class ResidentDataset:
             opts.has_handoff_stream = 1
         opts.priority = int(priority)
         # ferry holds what the gather reads and writes (the caller's output, device indices) until complete
-        held = (keep, t, output, on_device and on_device.keepalive)
+        held = (keep, t, output, keepalive)
         if aug is None:
             return Batch(plain(*args, t, output, opts, held), self._context, out, handoff)
         drawn = empty_params(n)

@@ -3,11 +3,13 @@ training loop reads a DataLoader with a DistributedSampler.
 
 The epoch's order is ferry_dataset_epoch's (drawn once per epoch from
 (seed, epoch), split among ranks by DistributedSampler's rule); each batch is
-one gather on the device, `depth` of them submitted ahead of the one yielded
-and handed off to torch's current CUDA stream, as PrefetchLoader does for
+one gather on the device, `depth` of them made ahead of the one yielded on a
+thread of the loader's own (ferry/_ahead.py says why), each handed off to
+torch's current CUDA stream when it is yielded, as PrefetchLoader does for
 host batches (ferry/_prefetch.py). On a GPU the order is copied there once an
 epoch, and the gathers (ferry_dataset_gather_device; samples of one size) and
-the labels read their indices there: nothing crosses the bus per batch.
+the labels (taken once an epoch, sliced per batch) read their indices there:
+nothing crosses the bus per batch.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import Any, Iterator, Optional, Tuple
 
 import numpy as np
 
+from ._ahead import made_ahead, release
 from ._augment import Augment, _integer
 from ._batch import Batch
 from ._context import Transform, _is_torch
@@ -23,7 +26,7 @@ from ._dataset import ResidentDataset
 from ._descriptors import _positive_int
 from ._enums import Device, Status
 from ._errors import error
-from ._prefetch import check_depth, device_hooks, in_flight, loader_transform
+from ._prefetch import check_depth, device_hooks, loader_transform
 
 _U64 = "an int in [0, 2^64)"
 
@@ -121,7 +124,7 @@ class ResidentLoader:
             where = self._gpu if on_gpu else torch_module.device("cpu") if in_torch else None
             labels = _Labels(labels, dataset, torch_module, where)
         self._labels = labels
-        # (epoch, the order the gathers read, the order the labels read, the event the GPU copy is done at)
+        # (epoch, the order the gathers read, the epoch's labels in that order, the event their GPU work is done at)
         self._order: Optional[Tuple[int, Any, Any, Any]] = None
         self.augment_params: Any = None
 
@@ -154,47 +157,86 @@ class ResidentLoader:
         return self._run()
 
     def _epoch_order(self, epoch: int) -> Tuple[Any, Any, Any]:
-        """The epoch's order (ferry_dataset_epoch, once per epoch) where the
-        gathers and the labels read it, and the event of its copy to the GPU."""
+        """The epoch's order where the gathers read it (ferry_dataset_epoch,
+        once per epoch), the labels of the epoch's samples in that order (one
+        take per epoch: each batch's labels are then a slice of them), and the
+        event the GPU work of both is done at."""
         if self._order is None or self._order[0] != epoch:
             order = self._dataset.epoch(self._seed, epoch, self._shuffle)
             if self._gpu is None:
-                self._order = (epoch, order, None if self._labels is None else self._labels.where(order), None)
+                labels = None if self._labels is None else self._labels.take(self._labels.where(order))
+                self._order = (epoch, order, labels, None)
             else:
                 import torch
                 on_gpu = torch.from_numpy(order).to(self._gpu)
-                copied = torch.cuda.Event()
-                copied.record(torch.cuda.current_stream(self._gpu))
-                self._order = (epoch, on_gpu if self._device_gathers else order, on_gpu, copied)
+                labels = None if self._labels is None else self._labels.take(on_gpu)
+                done = torch.cuda.Event()
+                done.record(torch.cuda.current_stream(self._gpu))
+                self._order = (epoch, on_gpu if self._device_gathers else order, labels, done)
         return self._order[1:]
 
     def _run(self) -> Iterator[Any]:
         epoch, count, size = self._epoch, len(self), self._batch_size
-        order, label_order, copied = self._epoch_order(epoch)
+        order, epoch_labels, done = self._epoch_order(epoch)
+        if done is not None:
+            done.synchronize()  # once a pass: then the gathers read the order with no stream to wait on
         stream, _ = device_hooks(self._dataset.context)
+        # Each gather is handed off at submit to the stream current when the pass
+        # begins (torch's; None on the CPU backend); a batch yielded while
+        # another is current is made to wait there too.
+        handoff = stream()
+        torch: Any = None
+        if self._torch or handoff is not None:
+            import torch
+        handoff_stream = torch.cuda.current_stream(self._gpu) if handoff is not None else None
         first_step = (0 if self._augment is None else self._augment.step) + epoch * count
+        spec = self._transform._spec
+        # Device gathers read their slice of the order where it lies: its address,
+        # checked once (the order is ferry's own int64 array on the context's GPU).
+        address = order.data_ptr() if self._device_gathers else None
 
-        def submitted() -> Iterator[Tuple[Batch, Any, Any]]:
-            ordered = None  # the last stream made to wait for the order's copy (once per stream, not per batch)
-            for k in range(count):
-                handoff = stream()
-                if copied is not None and handoff != ordered:  # the order's copy, on its epoch's first pass, comes first
-                    import torch
-                    torch.cuda.current_stream(self._gpu).wait_event(copied)
-                    ordered = handoff
-                augment = None if self._augment is None else self._augment._with_step((first_step + k) % (1 << 64))
-                batch = self._dataset.gather(order[k * size:(k + 1) * size], self._transform, stream=handoff,
-                                             augment=augment)
-                labels = None if self._labels is None else self._labels.take(label_order[k * size:(k + 1) * size])
-                yield batch, handoff, labels
+        def make(k: int) -> Tuple[Any, Any, Any]:
+            """(images: a torch tensor, its batch released, or the Batch; the
+            augmentation's draws; the labels), on the loader's thread."""
+            augment = None if self._augment is None else self._augment._with_step((first_step + k) % (1 << 64))
+            first, last = k * size, min((k + 1) * size, len(order))
+            if address is None:
+                batch = self._dataset.gather(order[first:last], self._transform, stream=handoff, augment=augment)
+            else:
+                batch = self._dataset._gather_device(address + 8 * first, last - first, spec, augment, handoff,
+                                                     order)
+            labels = None if epoch_labels is None else epoch_labels[first:last]
+            if not self._torch:
+                return batch, batch.augment_params, labels
+            with batch:  # the tensor holds the output; the hand-off at submit ordered `handoff` after the batch
+                return (torch.utils.dlpack.from_dlpack(batch.__dlpack__(stream=-1 if handoff is None else handoff)),
+                        batch.augment_params, labels)
 
-        batches = in_flight(submitted(), self._depth, self._torch, stream)
+        def discard(made: Tuple[Any, Any, Any]) -> None:
+            if isinstance(made[0], Batch):
+                release(made[0])
+
+        results = made_ahead(make, count, self._depth, discard)
+        yielded: Optional[Batch] = None
         try:
-            for images, batch, labels in batches:
-                self.augment_params = batch.augment_params
+            for images, params, labels in results:
+                if yielded is not None:
+                    yielded.close()
+                    yielded = None
+                current = stream()
+                if current != handoff:  # the caller moved to another stream
+                    if self._torch:
+                        torch.cuda.current_stream(self._gpu).wait_stream(handoff_stream)
+                    else:
+                        images._hand_off(current)
+                if not self._torch:
+                    yielded = images  # closed when the next batch is asked for
+                self.augment_params = params
                 yield images if self._labels is None else (images, labels)
         finally:
-            batches.close()  # a loop left early: nothing stays in flight
+            results.close()  # a loop left early: nothing stays in flight
+            if yielded is not None:
+                yielded.close()
 
     def __repr__(self) -> str:
         return (f"<ferry.ResidentLoader {len(self)} batches of {self._batch_size} (epoch {self._epoch}, "

@@ -3,6 +3,8 @@ dataset's epoch order cut in batch_size pieces, each equal to the same samples
 submitted from host memory; labels ride with their samples; set_epoch,
 drop_last, shuffle and augmentation steps as documented; reproducible runs;
 nothing left in flight after a loop left early. torch cases skip visibly."""
+import time
+
 import numpy as np
 import pytest
 
@@ -114,12 +116,33 @@ def test_gathers_run_depth_ahead_and_a_loop_left_early_leaves_nothing(ctx, ds):
     for depth in (1, 3):
         it = iter(ferry.ResidentLoader(ds, 2, depth=depth))
         next(it)
-        assert ctx.stats()["batches_unreleased"] == 1 + depth  # the one yielded plus `depth` ahead
+        # The one yielded plus `depth` made ahead by the loader's thread (never more).
+        deadline = time.monotonic() + 10
+        while ctx.stats()["batches_unreleased"] < 1 + depth and time.monotonic() < deadline:
+            time.sleep(0.001)
+        time.sleep(0.05)
+        assert ctx.stats()["batches_unreleased"] == 1 + depth
         it.close()
         assert nothing_in_flight(ctx)
     for batch in ferry.ResidentLoader(ds, 2):
         break
     assert batch.closed and nothing_in_flight(ctx)
+
+
+def test_a_gather_failing_mid_epoch_raises_in_the_loop_after_the_batches_before_it(ctx, data):
+    # The loader's thread makes the gathers; the dataset closed under it makes the next one fail.
+    ds = ferry.ResidentDataset(ctx, data)
+    seen = 0
+    # The worker's gather meets the closed dataset in the binding or, closed between its check and
+    # the call, in ferry: either way INVALID_HANDLE, naming the dataset.
+    with pytest.raises(ferry.InvalidHandleError, match="dataset is closed|dataset .* is not a live ferry_dataset_t"):
+        for batch in ferry.ResidentLoader(ds, 2, depth=2, shuffle=False, dtype="uint8", layout="NHWC"):
+            np.testing.assert_array_equal(np.from_dlpack(batch), data[2 * seen:2 * seen + 2])
+            seen += 1
+            if seen == 1:
+                ds.close()
+    assert 1 <= seen <= 4  # the one yielded, then those made before the close
+    assert nothing_in_flight(ctx)
 
 
 def test_bad_loaders_raise_naming_the_argument(ctx, ds):
