@@ -18,16 +18,24 @@ struct CreateTimes {
   double call_ms, upload_ms;  // the whole call; the upload alone (info.upload_seconds)
 };
 
-// Median of `reps` creates of `src` on b's context, after one warm-up.
-CreateTimes create_times(const Backend& b, const ferry_source& src, int reps);
+// Median of `reps` creates of `src` on b's context, after one warm-up. With
+// `settle`, each create first waits for the driver's work after the previous
+// one's free to pass (dataset_bench_timing.cpp says why); without, each
+// follows the last destroy at once.
+CreateTimes create_times(const Backend& b, const ferry_source& src, int reps, bool settle = true);
 
 #if FERRY_HAVE_CUDA
-// Milliseconds (host clock, median of reps after one warm-up) of what any
-// upload into new device memory does: cudaMalloc `bytes`, a synchronous
-// cudaMemcpy H2D from `pinned` into it, cudaFree. On an H200 a copy into a
-// buffer allocated just before took 49 ms for 2.46 GB against 44.4 ms into a
-// buffer copied into before (a memset first did not change it).
-double fresh_buffer_copy_ms(const std::uint8_t* pinned, std::size_t bytes, int reps);
+// Milliseconds (host clock, median of reps after one warm-up, each settled
+// as create_times's) of what any upload into new device memory does:
+// cudaMalloc `bytes`, a synchronous cudaMemcpy H2D from `pinned` into it,
+// cudaFree.
+double fresh_buffer_copy_ms(const Backend& b, const std::uint8_t* pinned, std::size_t bytes, int reps);
+
+// Milliseconds (host clock, median of reps after one warm-up) of a cudaMemcpy
+// H2D from `pageable` memory into device memory copied into before: the
+// CUDA driver's own staging of pageable memory, the baseline of an upload
+// from pageable memory, which no copy engine reads directly.
+double pageable_copy_ms(const Backend& b, const std::uint8_t* pageable, std::size_t bytes, int reps);
 #endif
 
 struct GatherRow {
