@@ -1,10 +1,12 @@
 // The timed rows of ferry_bench_dataset (dataset_bench_timing.h).
 #include "bench/dataset_bench_timing.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <string>
 #include <thread>
@@ -89,6 +91,20 @@ double pageable_copy_ms(const Backend& b, const std::uint8_t* pageable, std::siz
   return fb::median(ms);
 }
 #endif
+
+double host_copy_ms(const std::uint8_t* from, std::uint8_t* to, std::size_t bytes, int threads, int reps) {
+  std::vector<double> ms;
+  const std::size_t share = (bytes / static_cast<std::size_t>(threads) + 4095) / 4096 * 4096;
+  for (int r = 0; r <= reps; ++r) {
+    const auto t0 = Clock::now();
+    std::vector<std::thread> copiers;
+    for (std::size_t at = 0; at < bytes; at += share)
+      copiers.emplace_back([=] { std::memcpy(to + at, from + at, std::min(share, bytes - at)); });
+    for (std::thread& t : copiers) t.join();
+    if (r > 0) ms.push_back(ms_since(t0));
+  }
+  return fb::median(ms);
+}
 
 namespace {
 

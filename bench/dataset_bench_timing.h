@@ -38,6 +38,12 @@ double fresh_buffer_copy_ms(const Backend& b, const std::uint8_t* pinned, std::s
 double pageable_copy_ms(const Backend& b, const std::uint8_t* pageable, std::size_t bytes, int reps);
 #endif
 
+// Milliseconds (host clock, median of reps after one warm-up) of `threads`
+// threads memcpy-ing `bytes` from `from` to `to`, a share each: how fast this
+// host moves pageable memory into pinned memory, which every byte of an
+// upload from pageable memory must cross before a copy engine can read it.
+double host_copy_ms(const std::uint8_t* from, std::uint8_t* to, std::size_t bytes, int threads, int reps);
+
 struct GatherRow {
   std::string name;
   std::int64_t batch;
