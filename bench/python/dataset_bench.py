@@ -192,7 +192,7 @@ def train_row(torch, ferry, ctx, dev, ds, labels, side, a, lines):
     augment = ferry.Augment(seed=2, crop="random", padding=4, hflip=0.5)
     loader = ferry.ResidentLoader(ds, a.batch, shuffle=True, drop_last=True, labels=labels, torch=True,
                                   resize=side, dtype="float16", layout="NHWC", mean=MEAN, std=STD, augment=augment,
-                                  depth=a.depth)
+                                  **({} if a.depth is None else dict(depth=a.depth)))
     batches = cycle(loader)
 
     def fed():
@@ -225,8 +225,8 @@ def train_row(torch, ferry, ctx, dev, ds, labels, side, a, lines):
     ratios = sorted(r / f for r, f in zip(reused_runs, fed_runs))
     fed_s, reused_s = sum(fed_runs) / (a.pairs * a.steps), sum(reused_runs) / (a.pairs * a.steps)
     loader_alone = block(lambda: next(batches), 200) / 200
-    lines.append(f"  ResNet-18 bf16 channels_last, {side}x{side}, batch {a.batch}, loader depth {a.depth}, {a.pairs} interleaved pairs "
-                 f"of {a.steps}-step blocks:")
+    lines.append(f"  ResNet-18 bf16 channels_last, {side}x{side}, batch {a.batch}, loader depth {loader.depth}, "
+                 f"{a.pairs} interleaved pairs of {a.steps}-step blocks:")
     lines.append(f"    one batch reused (no loading)   {reused_s * 1e3:8.3f} ms/step")
     lines.append(f"    fed by the ResidentLoader       {fed_s * 1e3:8.3f} ms/step")
     lines.append(f"    ratio reused / fed              {reused_s / fed_s:6.4f} (target 0.98); per pair median "
@@ -243,7 +243,7 @@ def main():
     ap.add_argument("--train", action="store_true", help="the ResNet-18 row on the 64x64 set")
     ap.add_argument("--steps", type=int, default=10, help="training steps a block")
     ap.add_argument("--pairs", type=int, default=60, help="interleaved pairs of training blocks")
-    ap.add_argument("--depth", type=int, default=2, help="the training loader's depth")
+    ap.add_argument("--depth", type=int, default=None, help="the training loader's depth (default: the loader's)")
     a = ap.parse_args()
     try:
         import numpy as np

@@ -125,10 +125,11 @@ inline DLDataType dl_dtype(ferry_dtype dtype) {
                       ": no DLPack type for it");
 }
 
-/* A capsule over a new reference to the batch's output. `owner` (a caller's
- * output object, or NULL) is kept until the deleter runs. Called with the
- * GIL held. Throws ferry_binding::Error on a description DLPack cannot carry. */
-inline PyObject* make_dlpack_capsule(ferry_batch_t batch, PyObject* owner, bool versioned) {
+/* A new reference to the batch's output and its DLPack description. Touches
+ * no Python object, so it may run without the GIL (ResidentLoader's gather
+ * exports and releases its batch in the one span without it). Throws
+ * ferry_binding::Error on a description DLPack cannot carry. */
+inline Export* export_output(ferry_batch_t batch) {
   ferry_tensor_t reference = NULL;
   ferry_binding::check(ferry_tensor_retain(&reference, batch));
   Export* e = new (std::nothrow) Export{};
@@ -163,31 +164,46 @@ inline PyObject* make_dlpack_capsule(ferry_batch_t batch, PyObject* owner, bool 
     tensor.ndim = info.ndim;
     tensor.shape = e->shape;
     tensor.strides = e->strides;
-    Py_XINCREF(owner);
-    e->owner = owner;
-    PyObject* capsule = nullptr;
-    if (versioned) {
-      e->versioned.version = DLPackVersion{1, 0};
-      e->versioned.manager_ctx = e;
-      e->versioned.deleter = delete_versioned;
-      e->versioned.flags = 0;
-      e->versioned.dl_tensor = tensor;
-      capsule = PyCapsule_New(&e->versioned, "dltensor_versioned", versioned_capsule_destructor);
-    } else {
-      e->legacy.dl_tensor = tensor;
-      e->legacy.manager_ctx = e;
-      e->legacy.deleter = delete_legacy;
-      capsule = PyCapsule_New(&e->legacy, "dltensor", legacy_capsule_destructor);
-    }
-    if (capsule == nullptr) {
-      PyErr_Clear();
-      throw std::bad_alloc();
-    }
-    return capsule;
+    e->legacy.dl_tensor = tensor;
+    e->versioned.dl_tensor = tensor;
+    return e;
   } catch (...) {
     release_export(e);
     throw;
   }
+}
+
+/* The capsule over an export (consumed: the capsule's deleter releases it).
+ * `owner` (a caller's output object, or NULL) is kept until the deleter runs.
+ * Called with the GIL held. */
+inline PyObject* capsule_of(Export* e, PyObject* owner, bool versioned) {
+  Py_XINCREF(owner);
+  e->owner = owner;
+  PyObject* capsule = nullptr;
+  if (versioned) {
+    e->versioned.version = DLPackVersion{1, 0};
+    e->versioned.manager_ctx = e;
+    e->versioned.deleter = delete_versioned;
+    e->versioned.flags = 0;
+    capsule = PyCapsule_New(&e->versioned, "dltensor_versioned", versioned_capsule_destructor);
+  } else {
+    e->legacy.manager_ctx = e;
+    e->legacy.deleter = delete_legacy;
+    capsule = PyCapsule_New(&e->legacy, "dltensor", legacy_capsule_destructor);
+  }
+  if (capsule == nullptr) {
+    PyErr_Clear();
+    release_export(e);
+    throw std::bad_alloc();
+  }
+  return capsule;
+}
+
+/* A capsule over a new reference to the batch's output. `owner` (a caller's
+ * output object, or NULL) is kept until the deleter runs. Called with the
+ * GIL held. Throws ferry_binding::Error on a description DLPack cannot carry. */
+inline PyObject* make_dlpack_capsule(ferry_batch_t batch, PyObject* owner, bool versioned) {
+  return capsule_of(export_output(batch), owner, versioned);
 }
 
 }  // namespace ferry_py

@@ -35,6 +35,7 @@
 }
 
 %{
+#include <memory>
 /* The transform and augmentation of one call, on the caller's stack: ferry
  * reads transform.augment (and writes drawn) during the call only. */
 struct ferry_py_augmented {
@@ -58,6 +59,7 @@ struct ferry_py_augmented {
 %thread ferry_context_s::convert_augmented;
 %nothread ferry_dataset_s::gather_augmented;
 %nothread ferry_dataset_s::gather_device_augmented;
+%nothread ferry_dataset_s::gather_device_capsule;
 %newobject ferry_dataset_s::gather_augmented;
 %newobject ferry_dataset_s::gather_device_augmented;
 %newobject transform_output_info_augmented;
@@ -94,6 +96,55 @@ struct ferry_py_augmented {
                                          void* drawn) {
     ferry_py_augmented call(transform, augment, step, drawn);
     return ferry_py_gather_holding($self, indices, count, true, &call.transform, output, options, held);
+  }
+  /* ResidentLoader's gather in one crossing, the GIL dropped once: a gather
+   * of `count` device indices into ferry's output (augment None: none),
+   * handed off at submit to `handoff` (None: none), holding `held` as
+   * gather_device_holding does; its output exported as an unversioned DLPack
+   * capsule (a tensor reference, as dlpack_capsule's) and the batch
+   * released. The Batch object, its export and its close would take and drop
+   * the GIL five times, and each time a busy training thread may have to give
+   * it up (ferry/_ahead.py). */
+  PyObject* gather_device_capsule(void* indices, size_t count, const ferry_transform* transform, PyObject* handoff,
+                                  PyObject* held, const ferry_augment* augment, unsigned long long step,
+                                  void* drawn) {
+    ferry_submit_options options;
+    ferry_submit_options_init(&options, sizeof options);
+    if (handoff != Py_None) {
+      options.handoff_stream = static_cast<ferry_cuda_stream>(PyLong_AsVoidPtr(handoff));
+      if (PyErr_Occurred()) ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "handoff is not a cudaStream_t int");
+      options.has_handoff_stream = 1;
+    }
+    options.callback = ferry_py_drop_held;
+    options.user_data = held;
+    ferry_transform plain;
+    if (transform == NULL) ferry_transform_init(&plain, sizeof plain);
+    std::unique_ptr<ferry_py_augmented> call;
+    if (augment != NULL) call.reset(new ferry_py_augmented(transform, augment, step, drawn));
+    const ferry_transform* used = call ? &call->transform : transform != NULL ? transform : &plain;
+    Py_INCREF(held);
+    ferry_batch_t batch = NULL;
+    ferry_py::Export* exported = NULL;
+    ferry_binding::Error failed{FERRY_OK, std::string()};
+    Py_BEGIN_ALLOW_THREADS
+    failed.status = ferry_dataset_gather_device(&batch, $self, static_cast<const int64_t*>(indices), (int64_t)count,
+                                                used, NULL, &options);
+    if (failed.status != FERRY_OK) {
+      failed.message = ferry_last_error();
+    } else {
+      try {
+        exported = ferry_py::export_output(batch);
+      } catch (const ferry_binding::Error& e) {
+        failed = e;
+      } catch (const std::bad_alloc&) {
+        failed = ferry_binding::Error{FERRY_ERR_OUT_OF_MEMORY, "no memory for the output's export"};
+      }
+      (void)ferry_batch_release(batch);  /* the export's reference holds the output */
+    }
+    Py_END_ALLOW_THREADS
+    if (batch == NULL) Py_DECREF(held);  /* refused: no callback runs */
+    if (failed.status != FERRY_OK) throw failed;
+    return ferry_py::capsule_of(exported, NULL, false);
   }
 }
 

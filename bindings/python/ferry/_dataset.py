@@ -7,7 +7,7 @@ dataset and the context by the same rules as a submitted batch's."""
 from __future__ import annotations
 
 import operator
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -164,6 +164,18 @@ class ResidentDataset:
         (ResidentLoader: an epoch's order, sliced per batch): gather()'s
         checks of the indices cost more than the gather's own host work."""
         return self._gather(self._handle(), (address, n), spec, aug, None, stream, 0, keepalive)
+
+    def _gather_device_capsule(self, address: int, n: int, spec: TransformSpec, aug: Optional[Augment],
+                               handoff: Optional[int], keepalive: Any) -> Tuple[Any, Any]:
+        """_gather_device's gather taken straight to a DLPack capsule of its
+        output, the batch released (one crossing: ResidentLoader's thread,
+        ferry/_ahead.py), and the draws (None without augment)."""
+        handle = self._handle()
+        _, t, raw = self._build(spec, aug, n)
+        drawn = None if aug is None else empty_params(n)
+        capsule = handle.gather_device_capsule(address, n, t, handoff, (t, keepalive), raw,
+                                               0 if aug is None else aug.step, 0 if drawn is None else drawn.ctypes.data)
+        return capsule, drawn
 
     def _gather(self, handle: Any, args: tuple, spec: TransformSpec, aug: Optional[Augment], out: Any, stream: Any,
                 priority: int, keepalive: Any) -> Batch:

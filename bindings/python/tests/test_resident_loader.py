@@ -190,3 +190,22 @@ def test_gpu_batches_and_labels_on_the_device_equal_the_cpu_backends(ctx, data):
             np.testing.assert_allclose(x.numpy(), wx.numpy(), rtol=1e-5, atol=1e-5)
             np.testing.assert_array_equal(y.numpy(), wy.numpy())
         assert nothing_in_flight(gpu)
+
+
+@needs_gpu
+def test_gpu_gathers_in_one_crossing_fail_cleanly_and_leave_nothing(data):
+    # torch=True on a GPU: each batch is one gather_device_capsule call on the loader's thread.
+    with ferry.Context(ferry.Device.CUDA) as gpu:
+        ds = ferry.ResidentDataset(gpu, data)
+        aug = ferry.Augment(seed=3, crop="random", padding=2, hflip=0.5)
+        seen = 0
+        with pytest.raises(ferry.InvalidHandleError, match="dataset is closed|dataset .* is not a live ferry_dataset_t"):
+            for x in ferry.ResidentLoader(ds, 2, torch=True, augment=aug, resize=(8, 6), dtype="uint8",
+                                          layout="NHWC", shuffle=False):
+                assert x.is_cuda and tuple(x.shape) == (2, 8, 6, 3)
+                seen += 1
+                if seen == 1:
+                    ds.close()
+        assert 1 <= seen <= 4
+        assert nothing_in_flight(gpu)
+
