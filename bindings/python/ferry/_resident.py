@@ -4,12 +4,15 @@ training loop reads a DataLoader with a DistributedSampler.
 The epoch's order is ferry_dataset_epoch's (drawn once per epoch from
 (seed, epoch), split among ranks by DistributedSampler's rule); each batch is
 one gather on the device, `depth` of them made ahead of the one yielded on a
-thread of the loader's own (ferry/_ahead.py says why), each handed off to
-torch's current CUDA stream when it is yielded, as PrefetchLoader does for
-host batches (ferry/_prefetch.py). On a GPU the order is copied there once an
-epoch, and the gathers (ferry_dataset_gather_device; samples of one size) and
-the labels (taken once an epoch, sliced per batch) read their indices there:
-nothing crosses the bus per batch.
+thread of the loader's own (ferry/_ahead.py says why), each handed off at
+submit to torch's CUDA stream current when the pass began (and to another
+one current when it is yielded), so what the loop gets is ready on its stream
+without a host sync, as with PrefetchLoader (ferry/_prefetch.py). A gather
+into ferry's own output does not wait for the work queued on that stream. On
+a GPU the order is copied there once an epoch, and the gathers
+(ferry_dataset_gather_device; samples of one size) and the labels (taken once
+an epoch, sliced per batch) read their indices there: nothing crosses the bus
+per batch.
 """
 from __future__ import annotations
 
@@ -84,7 +87,7 @@ class ResidentLoader:
         loader's own thread, in bursts of depth // 2: made back to back,
         their host work costs a third of what it costs one at a time between
         training steps (ferry/_ahead.py). Each holds one batch's output.
-    torch: images as torch tensors (torch.from_dlpack); False: the
+    torch: images as torch tensors (by DLPack); False: the
         ferry.Batch, closed when the next batch is asked for.
     transform, transform keywords (dtype, layout, mean, std, resize, ...),
         augment: as for ResidentDataset.gather. Batch k of epoch e draws at
