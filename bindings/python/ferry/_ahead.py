@@ -43,26 +43,39 @@ def made_ahead(make: Callable[[int], Any], count: int, depth: int,
                discard: Callable[[Any], None]) -> Iterator[Any]:
     """make(0) .. make(count - 1), made in order on a worker thread, at most
     `depth` made and not yet taken by the caller. An exception from make
-    reaches the caller after the results made before it. Made in bursts of
-    depth // 2 once there is room for them. Closing this
+    reaches the caller after the results made before it. Closing this
     generator (a loop left early, an error) stops the worker and passes each
-    result made and not taken to discard."""
+    result made and not taken to discard.
+
+    The worker makes them in bursts of depth // 2, once there is room for a
+    whole burst: made back to back they find the caches warm, and the worker
+    is woken once a burst, not once a result (each wake-up takes the GIL,
+    which the caller's thread must then give up)."""
     ready: "queue.Queue[Any]" = queue.Queue()
-    room = threading.Semaphore(depth)
     burst = max(1, depth // 2)
+    room = threading.Condition()
+    free = [depth]  # results the worker may make now (guarded by room)
+    wanted = [burst]  # what the worker waits for (guarded by room)
     stop = threading.Event()
+
+    def wait_for_burst(want: int) -> bool:
+        with room:
+            wanted[0] = want
+            while free[0] < want:
+                if stop.is_set():
+                    return False
+                room.wait(0.05)
+            free[0] -= want
+            return not stop.is_set()
 
     def work() -> None:
         try:
             k = 0
             while k < count:
-                # Room for a burst first: results made back to back find the
-                # caches warm (one made between two training steps costs 3-4x).
-                for _ in range(min(burst, count - k)):
-                    while not room.acquire(timeout=0.05):
-                        if stop.is_set():
-                            return
-                for _ in range(min(burst, count - k)):
+                want = min(burst, count - k)
+                if not wait_for_burst(want):
+                    return
+                for _ in range(want):
                     if stop.is_set():
                         return
                     ready.put(make(k))
@@ -76,7 +89,10 @@ def made_ahead(make: Callable[[int], Any], count: int, depth: int,
     try:
         while True:
             item = ready.get()
-            room.release()
+            with room:
+                free[0] += 1
+                if free[0] == wanted[0]:
+                    room.notify()
             if item is _END:
                 return
             if isinstance(item, _Failed):
@@ -84,6 +100,8 @@ def made_ahead(make: Callable[[int], Any], count: int, depth: int,
             yield item
     finally:
         stop.set()
+        with room:
+            room.notify()
         worker.join()
         while not ready.empty():
             item = ready.get_nowait()
