@@ -29,7 +29,7 @@ from ._dataset import ResidentDataset
 from ._descriptors import _positive_int
 from ._enums import Device, Status
 from ._errors import error
-from ._prefetch import check_depth, device_hooks, loader_transform
+from ._prefetch import check_depth, device_hooks, loader_transform, torch_output
 
 _U64 = "an int in [0, 2^64)"
 
@@ -219,8 +219,7 @@ class ResidentLoader:
             if not self._torch:
                 return batch, batch.augment_params, labels
             with batch:  # the tensor holds the output; the hand-off at submit ordered `handoff` after the batch
-                return (torch.utils.dlpack.from_dlpack(batch.__dlpack__(stream=-1 if handoff is None else handoff)),
-                        batch.augment_params, labels)
+                return torch_output(batch, -1 if handoff is None else handoff), batch.augment_params, labels
 
         def discard(made: Tuple[Any, Any, Any]) -> None:
             if isinstance(made[0], Batch):
