@@ -5,7 +5,10 @@
 # is $ORIGIN, installs it with pip into a scratch folder and runs the README's
 # Python quick start from there (where NumPy and PyTorch are installed).
 # The CMake build of the wheel stays in BUILD_DIR/wheel-build, so a second run
-# is incremental.
+# is incremental. Its device code is built only for the GPUs found here
+# (cmake/scripts/cuda_archs_here.sh): what this test checks is the packaging;
+# build.cuda_archs checks the release list of architectures on the main build,
+# whose CMake code (cmake/FerryCuda.cmake) the wheel's build shares.
 #   check_wheel.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build="$(cd "$1" && pwd)"; src="$(cd "$2" && pwd)"
@@ -20,7 +23,9 @@ trap 'rm -rf "$work"' EXIT
 
 echo "== pip wheel $src (build folder $build/wheel-build)"
 if ! "$python" -m pip wheel "$src" --no-deps --disable-pip-version-check -w "$work/dist" \
-       --config-settings=build-dir="$build/wheel-build" > "$work/pip.log" 2>&1; then
+       --config-settings=build-dir="$build/wheel-build" \
+       --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES="$(bash "$src/cmake/scripts/cuda_archs_here.sh")" \
+       > "$work/pip.log" 2>&1; then
   tail -40 "$work/pip.log"; echo "FAILED: pip wheel"; exit 1
 fi
 wheel="$(ls "$work"/dist/ferry-*.whl)"
