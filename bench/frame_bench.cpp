@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/stage_times.h"
 #include "ferry/ferry.h"
 
 #if FERRY_HAVE_CUDA
@@ -150,14 +151,12 @@ int run(const Options& o) {
   const auto [ferry_p50, ferry_p99] = latency(engine, o.frames, ferry_frame);
   check(ferry_stats_get(&after, ctx), "ferry_stats_get");
   // ferry's own timing events around each chunk's copy and kernel: what the GPU spent, per frame.
-  const double frames_timed = static_cast<double>(after.batches_completed - before.batches_completed);
-  const double h2d_us = frames_timed > 0 ? (after.h2d_ns - before.h2d_ns) / frames_timed / 1e3 : 0;
-  const double kernel_us = frames_timed > 0 ? (after.convert_ns - before.convert_ns) / frames_timed / 1e3 : 0;
+  const ferry::bench::StageTimes frame_times = ferry::bench::per_batch(before, after);
   char note[320];
   std::snprintf(note, sizeof note,
                 "us, p50; p99 ferry %.1f, memcpy %.1f; %+.1f us over the memcpy (target <= +15); "
-                "per frame on the GPU (mean): H2D %.1f us, kernel %.1f us",
-                ferry_p99, copy_p99, ferry_p50 - copy_p50, h2d_us, kernel_us);
+                "per frame: %s",
+                ferry_p99, copy_p99, ferry_p50 - copy_p50, frame_times.gpu_text().c_str());
   rows.push_back({"frame latency (BGRA->RGB f16 NCHW, mirror Y)", ferry_p50, copy_p50, copy_p50 + 15, false, "us",
                   note});
   const double copy_rate = rate(engine, o.frames, memcpy_frame);

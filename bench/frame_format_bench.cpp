@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/stage_times.h"
 #include "ferry/ferry.h"
 
 #if FERRY_HAVE_CUDA
@@ -100,17 +101,8 @@ ferry_transform normalized_f16(std::int64_t size, ferry_resize_mode mode) {
   return t;
 }
 
-// ferry's own timing events between two stats readings: H2D copy, kernels
-// and host staging per completed batch, in microseconds.
-struct StageTimes {
-  double h2d_us = 0, convert_us = 0, staging_us = 0;
-};
-StageTimes per_batch(const ferry_stats& before, const ferry_stats& after) {
-  const double batches = static_cast<double>(after.batches_completed - before.batches_completed);
-  if (batches <= 0) return {};
-  return {(after.h2d_ns - before.h2d_ns) / batches / 1e3, (after.convert_ns - before.convert_ns) / batches / 1e3,
-          (after.staging_ns - before.staging_ns) / batches / 1e3};
-}
+using ferry::bench::per_batch;
+using ferry::bench::StageTimes;
 
 ferry_stats stats_of(ferry_context_t ctx) {
   ferry_stats s;
@@ -176,9 +168,9 @@ int run(const Options& o) {
   const auto [rgb_copy_p50, rgb_copy_p99] = latency(engine, o.frames, memcpy_of(rgb, kRgbBytes));
   const auto [rgb_p50, rgb_p99] = latency(engine, o.frames, [&] { submit_to_engine(rgb_src); });
   std::snprintf(note, sizeof note,
-                "us p50 (p99 %.1f); NV12 memcpy p50 %.1f: %+.1f us over it (target <= +20); H2D per frame %.1f us "
-                "(GPU); the frame as RGB: %.1f us (memcpy of RGB %.1f)",
-                nv12_p99, copy_p50, nv12_p50 - copy_p50, frame_times.h2d_us, rgb_p50, rgb_copy_p50);
+                "us p50 (p99 %.1f); NV12 memcpy p50 %.1f: %+.1f us over it (target <= +20); per frame: %s; "
+                "the frame as RGB: %.1f us (memcpy of RGB %.1f)",
+                nv12_p99, copy_p50, nv12_p50 - copy_p50, frame_times.gpu_text().c_str(), rgb_p50, rgb_copy_p50);
   rows.push_back({"NV12 1080p -> 640 letterbox f16 NCHW, latency", nv12_p50, copy_p50 + 20, false, note});
   const double copy_rate = rate(engine, o.frames, memcpy_of(nv12, kNv12Bytes));
   const double nv12_rate = rate(engine, o.frames, [&] { submit_to_engine(nv12_src); });

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "bench/resize_bench_cases.h"
+#include "bench/stage_times.h"
 #include "ferry/ferry.h"
 
 #if FERRY_HAVE_CUDA
@@ -251,9 +252,7 @@ void detector_table(ferry_context_t ctx, cudaStream_t engine, const Options& o) 
   check(ferry_stats_get(&after, ctx), "ferry_stats_get");
   // Where the time goes: ferry's own timing events around its copy and kernel (GPU time, per
   // frame), and the host's time in the submit call alone.
-  const double timed = static_cast<double>(after.batches_completed - before.batches_completed);
-  const double h2d_us = timed > 0 ? (after.h2d_ns - before.h2d_ns) / timed / 1e3 : 0;
-  const double kernel_us = timed > 0 ? (after.convert_ns - before.convert_ns) / timed / 1e3 : 0;
+  const ferry::bench::StageTimes frame_times = ferry::bench::per_batch(before, after);
   std::vector<double> submit_us;
   for (int i = 0; i < o.frames; ++i) {
     ferry_batch_t b = nullptr;
@@ -273,9 +272,8 @@ void detector_table(ferry_context_t ctx, cudaStream_t engine, const Options& o) 
               ferry_p99, copy_p50, copy_p99, ferry_p50 - copy_p50, ferry_p50 <= copy_p50 + 20 ? "yes" : "NO");
   std::printf("| back to back (frames/s) | %.0f | %.0f | >= 0.95 of memcpy (%.3f) | %s |\n", ferry_rate, copy_rate,
               ferry_rate / copy_rate, ferry_rate >= 0.95 * copy_rate ? "yes" : "NO");
-  std::printf("where a frame's time goes (ferry's timing events, mean): H2D %.1f us, kernel %.1f us; the submit "
-              "call on the host p50 %.1f us\n",
-              h2d_us, kernel_us, ferry::bench::percentile(submit_us, 0.5));
+  std::printf("where a frame's time goes (ferry's timing events, mean): %s; the submit call on the host p50 %.1f us\n",
+              frame_times.gpu_text().c_str(), ferry::bench::percentile(submit_us, 0.5));
   cudaFree(input_tensor);
   cudaFree(copy_dst);
   ferry_memory_free_host(ctx, frame);

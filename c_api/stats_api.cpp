@@ -23,6 +23,7 @@ void fill_pipeline(core::Stats& out, const core::PipelineCounters& c) {
   out.h2d_ns = c.h2d_ns.load(relaxed);
   out.convert_ns = c.convert_ns.load(relaxed);
   out.busy_ns = c.busy_ns.load(relaxed);
+  out.timed_chunks = c.timed_chunks.load(relaxed);
   // bytes per nanosecond is GB/s
   out.input_gbps = out.busy_ns == 0 ? 0.0 : static_cast<double>(out.input_bytes) / static_cast<double>(out.busy_ns);
 }

@@ -170,6 +170,7 @@ core::ContextOptions to_core(const ferry_context_options& o) {
   d.submit_nonblocking = o.submit_nonblocking;
   d.max_unreleased_batches = o.max_unreleased_batches;
   d.pinned_method = enum_of<core::PinnedMethod>(o.pinned_method);
+  d.device_timing = enum_of<core::DeviceTiming>(o.device_timing);
   return d;
 }
 
@@ -192,6 +193,7 @@ ferry_context_options to_c(const core::ContextOptions& d) {
   o.submit_nonblocking = d.submit_nonblocking;
   o.max_unreleased_batches = d.max_unreleased_batches;
   o.pinned_method = static_cast<ferry_pinned_method>(d.pinned_method);
+  o.device_timing = static_cast<ferry_device_timing>(d.device_timing);
   return o;
 }
 
@@ -256,6 +258,7 @@ ferry_stats to_c(const core::Stats& d) {
   s.numa_cpus = d.numa_cpus;
   s.resident_bytes = d.resident_bytes;
   s.resident_datasets = d.resident_datasets;
+  s.timed_chunks = d.timed_chunks;
   return s;
 }
 

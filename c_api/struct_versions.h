@@ -43,6 +43,12 @@ struct stats {
 
 namespace v2 {  // ferry 0.2.0
 
+struct context_options {
+  v1::context_options base;
+  std::uint64_t max_unreleased_batches;
+  ferry_pinned_method pinned_method;
+};
+
 struct stats {
   std::size_t struct_size;
   std::uint64_t gauges_and_counters[29];  // pinned_in_use_bytes .. busy_ns
@@ -112,6 +118,8 @@ struct transform {  // the resize fields appended
 static_assert(offsetof(v1::context_options, submit_nonblocking) ==
               offsetof(ferry_context_options, submit_nonblocking));
 static_assert(sizeof(v1::context_options) <= offsetof(ferry_context_options, max_unreleased_batches));
+static_assert(offsetof(v2::context_options, pinned_method) == offsetof(ferry_context_options, pinned_method));
+static_assert(sizeof(v2::context_options) <= offsetof(ferry_context_options, device_timing));
 static_assert(offsetof(v1::stats, input_gbps) == offsetof(ferry_stats, input_gbps));
 static_assert(sizeof(v1::stats) <= offsetof(ferry_stats, batches_unreleased));
 static_assert(offsetof(v2::stats, numa_cpus) == offsetof(ferry_stats, numa_cpus));
@@ -132,7 +140,8 @@ struct ReleasedSizes {
 };
 template <>
 struct ReleasedSizes<ferry_context_options> {
-  static constexpr std::array<std::size_t, 2> values{sizeof(v1::context_options), sizeof(ferry_context_options)};
+  static constexpr std::array<std::size_t, 3> values{sizeof(v1::context_options), sizeof(v2::context_options),
+                                                     sizeof(ferry_context_options)};
 };
 template <>
 struct ReleasedSizes<ferry_stats> {

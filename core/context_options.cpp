@@ -13,6 +13,9 @@ void validate_context_options(const ContextOptions& o) {
   // A value outside its range (INVALID_ARGUMENT); past the device count it is NO_DEVICE, at create.
   checked_enum_field(o.pinned_method, {PinnedMethod::kRegister, PinnedMethod::kHostAlloc}, "options->pinned_method",
                      "FERRY_PINNED_REGISTER (0) or FERRY_PINNED_HOST_ALLOC (1)");
+  checked_enum_field(o.device_timing, {DeviceTiming::kAuto, DeviceTiming::kOn, DeviceTiming::kOff},
+                     "options->device_timing",
+                     "FERRY_DEVICE_TIMING_AUTO (0), FERRY_DEVICE_TIMING_ON (1) or FERRY_DEVICE_TIMING_OFF (2)");
   FERRY_EXPECT(o.device_index >= 0, Status::InvalidArgument, "options->device_index is ", o.device_index,
                ": must not be negative");
   FERRY_EXPECT(o.stream_count >= 1 && o.stream_count <= 64, Status::InvalidArgument,

@@ -11,6 +11,9 @@ namespace ferry::core {
 // How pinned host memory is made (the values of the C ABI's pinned method).
 enum class PinnedMethod : int { kRegister = 0, kHostAlloc = 1 };
 
+// Which chunks are timed on the GPU (the values of the C ABI's ferry_device_timing).
+enum class DeviceTiming : int { kAuto = 0, kOn = 1, kOff = 2 };
+
 struct ContextOptions {
   DeviceKind device_kind = DeviceKind::Auto;
   int device_index = 0;
@@ -29,6 +32,7 @@ struct ContextOptions {
   int submit_nonblocking = 0;
   std::uint64_t max_unreleased_batches = 1024;
   PinnedMethod pinned_method = PinnedMethod::kRegister;
+  DeviceTiming device_timing = DeviceTiming::kAuto;
 };
 
 // Throws ferry::Error naming the first bad field (as options->field) and its value.

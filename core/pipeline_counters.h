@@ -19,10 +19,11 @@ struct PipelineCounters {
   std::atomic<std::uint64_t> h2d_ns{0};
   std::atomic<std::uint64_t> convert_ns{0};
   std::atomic<std::uint64_t> busy_ns{0};
+  std::atomic<std::uint64_t> timed_chunks{0};  // the chunks h2d_ns and convert_ns cover
 
   void reset() noexcept {
     for (auto* c : {&batches_submitted, &batches_completed, &batches_failed, &input_bytes,
-                    &output_bytes, &staging_ns, &h2d_ns, &convert_ns, &busy_ns})
+                    &output_bytes, &staging_ns, &h2d_ns, &convert_ns, &busy_ns, &timed_chunks})
       c->store(0, std::memory_order_relaxed);
   }
 };

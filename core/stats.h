@@ -23,6 +23,7 @@ struct Stats {
   std::uint64_t batches_unreleased = 0;
   int numa_node = -1, numa_cpus = 0;
   std::uint64_t resident_bytes = 0, resident_datasets = 0;
+  std::uint64_t timed_chunks = 0;
 };
 
 }  // namespace ferry::core

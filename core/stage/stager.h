@@ -133,6 +133,9 @@ class Stager {
   void run_in_place_chunk(Batch& batch, ChunkWork& work, void* slot);
   bool reads_in_place(const Batch& batch, bool in_ferry_pinned) const noexcept;
   void take_done_event(ChunkWork& work, bool timed);
+  // Whether the chunk is timed with CUDA events (ContextOptions::device_timing):
+  // has_copy false for a chunk that only converts (a resident gather).
+  bool timed_on_device(const Batch& batch, bool has_copy) const noexcept;
   void abandon_chunk(ChunkWork& work, void* slot, bool copy_queued, StreamHandle stream) noexcept;
   // The converter reads a view's samples 0 .. count-1 as global first ..
   // first+count-1: the caller's view from sample `first` on.

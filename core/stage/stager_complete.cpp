@@ -27,9 +27,10 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
   }
   if (!failed && runtime_.has_streams()) {
     try {
-      std::uint64_t h2d = 0, convert = 0;
+      std::uint64_t h2d = 0, convert = 0, timed = 0;
       for (const ChunkWork& w : b.chunks_) {
-        if (w.start == nullptr || w.done == nullptr) continue;  // not timed
+        if (w.start == nullptr || w.done == nullptr) continue;  // not timed (Stager::timed_on_device)
+        ++timed;
         // No copied event: nothing was copied (a resident gather), the whole chunk converts.
         const EventHandle converting = w.copied != nullptr ? w.copied : w.start;
         if (w.copied != nullptr) h2d += static_cast<std::uint64_t>(runtime_.elapsed_ms(w.start, w.copied) * 1e6);
@@ -37,6 +38,7 @@ void Stager::finish(const std::shared_ptr<Batch>& batch) {
       }
       counters_.h2d_ns.fetch_add(h2d, std::memory_order_relaxed);
       counters_.convert_ns.fetch_add(convert, std::memory_order_relaxed);
+      counters_.timed_chunks.fetch_add(timed, std::memory_order_relaxed);
     } catch (...) {
       // Statistics only.
     }

@@ -26,13 +26,14 @@ void Stager::run_resident_chunk(Batch& b, ChunkWork& work) {
   const Chunk& c = work.chunk;
   const StreamHandle s = work.stream;
   NvtxRange range("ferry gather");
-  work.start = memory_.timing_event_pool().acquire();
-  take_done_event(work, true);
+  const bool timed = timed_on_device(b, false);
+  if (timed) work.start = memory_.timing_event_pool().acquire();
+  take_done_event(work, timed);
   if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
     runtime_.stream_wait(s, b.entry_event_);
   if (b.table_event_ != nullptr && work.stream_index != b.submitted.home_index)
     runtime_.stream_wait(s, b.table_event_);
-  runtime_.event_record(work.start, s);
+  if (work.start != nullptr) runtime_.event_record(work.start, s);
   try {
     converter_.convert(b.submitted.plan, view_from(b.submitted.view, c.first), c.first, c.count, b.submitted.output, s, b.batch_table_);
   } catch (...) {
@@ -57,12 +58,12 @@ void Stager::run_copy_chunk(Batch& b, ChunkWork& work, void* slot) {
   bool copy_queued = false;
   try {
     NvtxRange range("ferry copy");
-    const bool timed_on_device = runtime_.has_streams() && !b.submitted.short_path;
-    if (timed_on_device) {
+    const bool timed = timed_on_device(b, true);
+    if (timed) {
       work.start = memory_.timing_event_pool().acquire();
       work.copied = memory_.timing_event_pool().acquire();
     }
-    take_done_event(work, timed_on_device);
+    take_done_event(work, timed);
     if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
       runtime_.stream_wait(s, b.entry_event_);
     if (work.start != nullptr) runtime_.event_record(work.start, s);
@@ -73,7 +74,10 @@ void Stager::run_copy_chunk(Batch& b, ChunkWork& work, void* slot) {
       copy_chunk_direct(b, c, dst, s);
     }
     copy_queued = true;
-    if (!runtime_.has_streams()) counters_.h2d_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
+    if (!runtime_.has_streams()) {
+      counters_.h2d_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
+      counters_.timed_chunks.fetch_add(1, std::memory_order_relaxed);
+    }
     if (work.copied != nullptr) runtime_.event_record(work.copied, s);
     if (slot != nullptr) {
       void* copied = slot;

@@ -31,8 +31,8 @@ typedef struct ferry_stats {
   uint64_t batches_submitted, batches_completed, batches_failed;
   uint64_t input_bytes, output_bytes;
   uint64_t staging_ns; /* host gather copies, summed over threads */
-  uint64_t h2d_ns;     /* copies, summed over chunks (GPU time) */
-  uint64_t convert_ns; /* kernels, summed over chunks (GPU or CPU time) */
+  uint64_t h2d_ns;     /* copies, summed over the timed chunks (GPU time; timed_chunks below) */
+  uint64_t convert_ns; /* kernels, summed over the timed chunks (GPU or CPU time) */
   uint64_t busy_ns;    /* wall time with at least one batch in flight */
   double input_gbps;   /* input_bytes / busy time */
   /* --- 0.2 --- */
@@ -50,6 +50,10 @@ typedef struct ferry_stats {
    * device memory, or host memory on the CPU backend. A gauge: not reset. */
   uint64_t resident_bytes;
   uint64_t resident_datasets;
+  /* The chunks h2d_ns and convert_ns cover: every chunk on the CPU backend,
+   * those ferry_context_options.device_timing chose on a GPU. Their means
+   * per chunk are h2d_ns / timed_chunks and convert_ns / timed_chunks. */
+  uint64_t timed_chunks;
 } ferry_stats;
 
 FERRY_API ferry_status ferry_stats_init(ferry_stats* out, size_t struct_size);

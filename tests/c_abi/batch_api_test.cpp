@@ -122,6 +122,7 @@ TEST(StageCpu, LargeBatchRunsOnTheStagingThreadAndMatches) {
   EXPECT_EQ(stats.input_bytes, static_cast<std::uint64_t>(n * h * w * 3));
   EXPECT_EQ(stats.output_bytes, static_cast<std::uint64_t>(n * h * w * 3 * 4));
   EXPECT_GT(stats.convert_ns, 0u);
+  EXPECT_GE(stats.timed_chunks, 1u) << "the CPU backend times every chunk";
   EXPECT_GT(stats.busy_ns, 0u);
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
 }

@@ -34,6 +34,7 @@ TEST(ContextApi, OptionsInitFillsDefaults) {
   EXPECT_EQ(o.pinned_wait_at_cap, 1);
   EXPECT_EQ(o.max_batches_in_flight, 4);
   EXPECT_EQ(o.pinned_method, FERRY_PINNED_REGISTER);
+  EXPECT_EQ(o.device_timing, FERRY_DEVICE_TIMING_AUTO);
 }
 
 TEST(ContextApi, PinnedMethodIsAnOptionTheCpuBackendAccepts) {

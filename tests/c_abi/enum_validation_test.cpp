@@ -72,16 +72,26 @@ TEST(EnumValidation, ContextDeviceKind) {
   }
 }
 
-TEST(EnumValidation, ContextPinnedMethod) {
+// Each bad value in one enum field of otherwise valid options (the CPU backend).
+template <typename Field>
+void expect_context_enum_rejected(Field ferry_context_options::*field, const char* name) {
   for (int value : bad_values) {
     ferry_context_options o;
     ferry_context_options_init(&o, sizeof o);
     o.device_kind = FERRY_DEVICE_CPU;
-    store_int(o.pinned_method, value);
+    store_int(o.*field, value);
     ferry_context_t ctx = nullptr;
-    expect_rejected(ferry_context_create(&ctx, &o), "options->pinned_method", value);
+    expect_rejected(ferry_context_create(&ctx, &o), name, value);
     EXPECT_EQ(ctx, nullptr);
   }
+}
+
+TEST(EnumValidation, ContextPinnedMethod) {
+  expect_context_enum_rejected(&ferry_context_options::pinned_method, "options->pinned_method");
+}
+
+TEST(EnumValidation, ContextDeviceTiming) {
+  expect_context_enum_rejected(&ferry_context_options::device_timing, "options->device_timing");
 }
 
 TEST(EnumValidation, SourceLayout) {

@@ -38,7 +38,7 @@ FIELD(ferry_device_properties, pcie_generation, 312, 4);
 FIELD(ferry_device_properties, pcie_link_width, 316, 4);
 
 /* context.h */
-STRUCT(ferry_context_options, 120, 8);
+STRUCT(ferry_context_options, 128, 8);
 FIELD(ferry_context_options, struct_size, 0, 8);
 FIELD(ferry_context_options, device_kind, 8, 4);
 FIELD(ferry_context_options, device_index, 12, 4);
@@ -57,9 +57,11 @@ FIELD(ferry_context_options, max_staging_bytes, 88, 8);
 FIELD(ferry_context_options, submit_nonblocking, 96, 4);
 FIELD(ferry_context_options, max_unreleased_batches, 104, 8);
 FIELD(ferry_context_options, pinned_method, 112, 4);
+FIELD(ferry_context_options, unused_0_2_padding, 116, 4);
+FIELD(ferry_context_options, device_timing, 120, 4);
 
 /* stats.h */
-STRUCT(ferry_stats, 280, 8);
+STRUCT(ferry_stats, 288, 8);
 FIELD(ferry_stats, struct_size, 0, 8);
 FIELD(ferry_stats, pinned_in_use_bytes, 8, 8);
 FIELD(ferry_stats, pinned_cached_bytes, 16, 8);
@@ -96,6 +98,7 @@ FIELD(ferry_stats, numa_node, 256, 4);
 FIELD(ferry_stats, numa_cpus, 260, 4);
 FIELD(ferry_stats, resident_bytes, 264, 8);
 FIELD(ferry_stats, resident_datasets, 272, 8);
+FIELD(ferry_stats, timed_chunks, 280, 8);
 
 /* transform.h */
 STRUCT(ferry_sample_desc, 56, 8);

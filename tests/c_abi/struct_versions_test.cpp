@@ -20,14 +20,17 @@ using ferry::api::ReleasedSizes;
 TEST(StructVersions, LayoutsAreFrozen) {
   if (sizeof(void*) != 8) GTEST_SKIP() << "the frozen offsets are those of LP64";
   EXPECT_EQ(sizeof(ferry::api::v1::context_options), 104u);
-  EXPECT_EQ(sizeof(ferry_context_options), 120u);
+  EXPECT_EQ(sizeof(ferry::api::v2::context_options), 120u);
+  EXPECT_EQ(sizeof(ferry_context_options), 128u);
+  EXPECT_OFFSET(ferry_context_options, device_timing, 120);
   EXPECT_OFFSET(ferry_context_options, pinned_cache_bytes, 24);
   EXPECT_OFFSET(ferry_context_options, submit_nonblocking, 96);
   EXPECT_OFFSET(ferry_context_options, max_unreleased_batches, 104);
   EXPECT_OFFSET(ferry_context_options, pinned_method, 112);
   EXPECT_EQ(sizeof(ferry::api::v1::stats), 248u);
   EXPECT_EQ(sizeof(ferry::api::v2::stats), 264u);
-  EXPECT_EQ(sizeof(ferry_stats), 280u);
+  EXPECT_EQ(sizeof(ferry_stats), 288u);
+  EXPECT_OFFSET(ferry_stats, timed_chunks, 280);
   EXPECT_OFFSET(ferry_stats, resident_bytes, 264);
   EXPECT_OFFSET(ferry_stats, resident_datasets, 272);
   EXPECT_OFFSET(ferry_stats, input_gbps, 240);
@@ -87,6 +90,22 @@ TEST(StructVersions, SubmitOptionsSizeInsideAPointerIsRefused) {
         << ferry_last_error();
     EXPECT_EQ(batch, nullptr);
   }
+  EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
+}
+
+// A 0.2 caller's options (120 bytes, its tail padding whatever was on its
+// stack) are read as 0.2's: device_timing takes its default, the padding is
+// never read.
+TEST(StructVersions, ContextOptionsOf02ReadNothingPastTheirSize) {
+  alignas(8) unsigned char buffer[sizeof(ferry_context_options)];
+  std::memset(buffer, 0xab, sizeof buffer);
+  auto* o = reinterpret_cast<ferry_context_options*>(buffer);
+  ASSERT_EQ(ferry_context_options_init(o, sizeof(ferry::api::v2::context_options)), FERRY_OK);
+  std::memset(buffer + offsetof(ferry_context_options, pinned_method) + 4, 0xab,
+              sizeof buffer - offsetof(ferry_context_options, pinned_method) - 4);  // 0.2's padding, and past it
+  o->device_kind = FERRY_DEVICE_CPU;
+  ferry_context_t ctx = nullptr;
+  ASSERT_EQ(ferry_context_create(&ctx, o), FERRY_OK) << ferry_last_error();
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
 }
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from . import ferry_swig as _swig
-from ._enums import (AugmentCrop, ChromaFilter, ColorMatrix, ColorRange, Device, DType, Interpolation, Layout,
-                     LetterboxAlign, MemoryKind, Mirror, PixelFormat, Placement, ResizeMode, SourcePolicy, Status)
+from ._enums import (AugmentCrop, ChromaFilter, ColorMatrix, ColorRange, Device, DeviceTiming, DType, Interpolation,
+                     Layout, LetterboxAlign, MemoryKind, Mirror, PixelFormat, Placement, ResizeMode, SourcePolicy,
+                     Status)
 from ._errors import (AlreadyExistsError, BusyError, CudaError, FerryError, InternalError,
                       InvalidArgumentError, InvalidHandleError, NoDeviceError, NotFoundError,
                       NotReadyError, OutOfMemoryError, OutOfRangeError, OutputTooSmallError, OverflowError_,
@@ -103,7 +104,7 @@ __all__ = [
     "Context", "Batch", "Transform", "HostBuffer", "PrefetchLoader", "Augment", "AugmentCrop",
     "ResidentDataset", "ResidentLoader", "Placement",
     "augment_draw", "augment_boxes", "AUGMENT_PARAMS_DTYPE",
-    "Device", "DType", "Layout", "Mirror", "SourcePolicy", "MemoryKind", "Status",
+    "Device", "DeviceTiming", "DType", "Layout", "Mirror", "SourcePolicy", "MemoryKind", "Status",
     "Interpolation", "ResizeMode", "LetterboxAlign", "PixelFormat", "ColorMatrix", "ColorRange", "ChromaFilter",
     "FerryError", "InvalidArgumentError", "InvalidHandleError", "StructSizeError", "UnsupportedError",
     "OverflowError_", "OutOfRangeError", "OutOfMemoryError", "NoDeviceError", "CudaError",

@@ -36,6 +36,8 @@ class Layout(enum.IntEnum):
     NHWC: int; NCHW: int
 class Mirror(enum.IntFlag):
     NONE: int; X: int; Y: int
+class DeviceTiming(enum.IntEnum):
+    AUTO: int; ON: int; OFF: int
 class SourcePolicy(enum.IntEnum):
     AUTO: int; STAGE: int; REGISTER: int
 class Interpolation(enum.IntEnum):
@@ -164,7 +166,9 @@ class Context:
                  registry_cache_bytes: Optional[int] = ..., device_cache_bytes: Optional[int] = ...,
                  staging_threads: Optional[int] = ..., cpu_threads: Optional[int] = ...,
                  chunk_bytes: Optional[int] = ..., max_batches_in_flight: Optional[int] = ...,
-                 max_staging_bytes: Optional[int] = ..., submit_nonblocking: Optional[bool] = ...) -> None: ...
+                 max_staging_bytes: Optional[int] = ..., submit_nonblocking: Optional[bool] = ...,
+                 max_unreleased_batches: Optional[int] = ..., pinned_method: Optional[int] = ...,
+                 device_timing: Optional[DeviceTiming] = ...) -> None: ...
     @property
     def device(self) -> Device: ...
     @property

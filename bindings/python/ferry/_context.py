@@ -18,7 +18,7 @@ _OPTION_FIELDS = ("device_index", "stream_count", "high_priority_streams", "pinn
                   "pinned_prealloc_bytes", "pinned_wait_at_cap", "registry_cache_bytes",
                   "device_cache_bytes", "staging_threads", "cpu_threads", "chunk_bytes",
                   "max_batches_in_flight", "max_staging_bytes", "submit_nonblocking", "max_unreleased_batches",
-                  "pinned_method")
+                  "pinned_method", "device_timing")
 
 
 def _spec(transform: Any, kwargs: Dict[str, Any]) -> TransformSpec:

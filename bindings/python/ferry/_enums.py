@@ -120,6 +120,14 @@ class SourcePolicy(enum.IntEnum):
     REGISTER = _swig.FERRY_SOURCE_REGISTER
 
 
+class DeviceTiming(enum.IntEnum):
+    """ferry_device_timing: which batches are timed on the GPU for stats()'s h2d_ns
+    and convert_ns (Context(device_timing=)); timing events cost a frame's latency."""
+    AUTO = _swig.FERRY_DEVICE_TIMING_AUTO  # batches of more than one sample
+    ON = _swig.FERRY_DEVICE_TIMING_ON
+    OFF = _swig.FERRY_DEVICE_TIMING_OFF
+
+
 class AugmentCrop(enum.IntEnum):
     """ferry_augment_crop: where each sample's window comes from (ferry.Augment(crop=))."""
     NONE = _swig.FERRY_AUGMENT_CROP_NONE  # the transform's own window and resize

@@ -59,6 +59,24 @@ def test_bad_option_raises_with_ferrys_message():
     assert ferry.last_error() == info.value.message
 
 
+def test_device_timing_is_a_context_option():
+    for timing in ferry.DeviceTiming:
+        with ferry.Context(ferry.Device.CPU, device_timing=timing) as ctx:
+            assert ctx.stats()["timed_chunks"] == 0
+    with pytest.raises(ferry.UnsupportedError) as info:  # an enum value this ferry does not know
+        ferry.Context(ferry.Device.CPU, device_timing=9)
+    assert "options->device_timing is 9" in info.value.message
+
+
+def test_the_cpu_backend_times_every_chunk_whatever_device_timing_says():
+    np = pytest.importorskip("numpy")
+    for timing in ferry.DeviceTiming:
+        with ferry.Context(ferry.Device.CPU, device_timing=timing) as ctx:
+            with ctx.submit(np.zeros((2, 8, 8, 3), np.uint8)) as batch:
+                batch.wait()
+            assert ctx.stats()["timed_chunks"] >= 1
+
+
 def test_pinned_method_is_a_context_option():
     for method in (0, 1):  # FERRY_PINNED_REGISTER, FERRY_PINNED_HOST_ALLOC
         with ferry.Context(ferry.Device.CPU, pinned_method=method) as ctx:
