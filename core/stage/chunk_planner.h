@@ -6,6 +6,10 @@
 // Measured on an H200 (pinned source, 4 streams): 16 MB chunks reached 96% of the
 // copy-alone limit, 4 MB 93%, 1 MB 81%. Chunks are balanced (a 38.5 MB batch
 // becomes 3 x 12.8 MB, never 16 + 16 + 6.5), so no tail chunk runs alone.
+// A chunk is never part of a sample: a 1080p frame cut into four row bands,
+// each converted on a second stream once its copy ended, ran slower (each
+// band's copy and event cost the copy engine ~3 us; bench/RESULTS.md,
+// 2026-11-27 night).
 #pragma once
 
 #include <cstdint>
