@@ -28,8 +28,8 @@ typedef enum ferry_pinned_method {
  *         frame, one image) is not timed.
  *   ON:   every batch.
  *   OFF:  none.
- * Batches of at most 256 KiB (the short path) are never timed: the events
- * would be much of their latency. ferry_stats.timed_chunks counts the chunks
+ * A batch from host memory of at most 256 KiB (the short path) is never
+ * timed: the events would be much of its latency. ferry_stats.timed_chunks counts the chunks
  * the times cover. The CPU backend times every chunk with the host clock,
  * whatever this says. */
 typedef enum ferry_device_timing {

@@ -45,7 +45,12 @@ std::uint8_t* register_arena() {
   return arena;
 }
 
-void set_device_kind(ferry_context_options& o, int v) { std::memcpy(&o.device_kind, &v, sizeof v); }
+// Any int in an enum field, as a C caller can store one.
+template <typename E>
+void set_enum(E& field, int v) {
+  static_assert(sizeof(E) == sizeof(int), "a C enum field");
+  std::memcpy(&field, &v, sizeof v);
+}
 
 std::size_t page_size() {
   static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
@@ -470,7 +475,7 @@ void fuzz_context_options(Input& in) {
                                         (std::uint64_t{1} << 30) + 1, ~std::uint64_t{0}, std::uint64_t{1} << 40};
   auto an_int = [&] { return ints[in.pick(12)]; };
   auto a_size = [&] { return sizes[in.pick(11)]; };
-  if (in.pick(4) == 0) set_device_kind(o, in.pick(8) == 0 ? static_cast<int>(in.wild_int()) : in.pick(4));
+  if (in.pick(4) == 0) set_enum(o.device_kind, in.pick(8) == 0 ? static_cast<int>(in.wild_int()) : in.pick(4));
   if (in.pick(4) == 0) o.device_index = an_int();
   if (in.pick(4) == 0) o.stream_count = an_int();
   if (in.pick(4) == 0) o.high_priority_streams = an_int();
@@ -486,13 +491,17 @@ void fuzz_context_options(Input& in) {
   if (in.pick(4) == 0) o.max_staging_bytes = a_size();
   if (in.pick(4) == 0) o.submit_nonblocking = an_int();
   if (in.pick(4) == 0) o.max_unreleased_batches = a_size();
-  // Struct sizes: this header's, the 0.1 layout's (before max_unreleased_batches), larger
-  // with a zero or a non-zero tail, torn, garbage; or NULL (the defaults).
+  if (in.pick(4) == 0) set_enum(o.pinned_method, in.pick(8) == 0 ? static_cast<int>(in.wild_int()) : an_int());
+  if (in.pick(4) == 0) set_enum(o.device_timing, in.pick(8) == 0 ? static_cast<int>(in.wild_int()) : an_int());
+  // Struct sizes: this header's, the 0.1 layout's (before max_unreleased_batches), the 0.2
+  // layout's (before its tail padding's successor), larger with a zero or a non-zero tail,
+  // torn, garbage; or NULL (the defaults).
   static const std::size_t declared_sizes[] = {sizeof o, offsetof(ferry_context_options, max_unreleased_batches),
-                                               sizeof o + 8, sizeof o + 8, 9, 16, sizeof o - 4, 0, 65537};
-  const int size_choice = in.pick(10);
+                                               sizeof o + 8, sizeof o + 8, 9, 16, sizeof o - 4, 0, 65537,
+                                               offsetof(ferry_context_options, unused_0_2_padding) + 4};
+  const int size_choice = in.pick(11);
   SizedStruct sized;
-  const bool null_options = size_choice == 9;
+  const bool null_options = size_choice == 10;
   if (!null_options) sized.set(&o, sizeof o, declared_sizes[size_choice], size_choice == 3 ? 1 : 0);
   ferry_context_t ctx = nullptr;
   const ferry_status st =
