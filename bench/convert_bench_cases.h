@@ -146,6 +146,9 @@ inline std::vector<KernelCase> kernel_cases(std::int64_t n, std::int64_t h, std:
   to_rgb(add("BGR->RGB bf16 NHWC", kTarget, 3, BF16, NHWC));
   to_rgb(add("BGR->RGB u8 NCHW", kTarget, 3, U8, NCHW));
   add("u8 NHWC pad to 4", kTarget, 3, U8, NHWC).transform.pad_channels_to_4 = 1;
+  // NHWC output other than the input stream (the pixel-stream kernel's other shapes).
+  to_rgb(add("BGRA->RGB f16 NHWC", kTarget, 4, F16, NHWC));
+  to_rgb(add("gray->RGB bf16 NHWC", kTarget, 1, BF16, NHWC));
   {
     KernelCase& k = add("per-sample crop + flip f16 NCHW", kTarget, 3, F16, NCHW);
     for (std::int64_t i = 0; i < n; ++i) {

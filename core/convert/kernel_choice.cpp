@@ -122,6 +122,58 @@ bool choose_vector(KernelParams& p, DType dtype, const std::uintptr_t* run_start
   return true;
 }
 
+// Whether the pixel-stream kernel can take a call the vector kernel could
+// not, whose run geometry is set: NHWC output of 1, 3 or 4 channels, whole
+// 16-byte output units a run, every output run on 16 bytes, and every source
+// run starting on 4 bytes and a whole number of words long (a unit loads the
+// aligned words covering its pixels, none past its run). Fills units and the
+// divisors.
+bool choose_pixels(KernelParams& p, DType dtype, const std::uintptr_t* run_starts) {
+  if (!p.out_nhwc || (p.oct != 1 && p.oct != 3 && p.oct != 4) || (p.c != 1 && p.c != 3 && p.c != 4)) return false;
+  const std::int64_t N = 16 / (dtype == DType::Float32 ? 4 : dtype == DType::UInt8 ? 1 : 2);
+  const std::int64_t elements = p.run_len * p.oct;
+  if (elements % N != 0 || elements >= kIndexLimit || !aligned(static_cast<std::uint64_t>(p.run_len * p.c), 4))
+    return false;
+  const std::uintptr_t out0 = reinterpret_cast<std::uintptr_t>(p.out) + static_cast<std::uintptr_t>(p.first * p.out_n);
+  if (!aligned(out0, 16) || (p.count > 1 && !aligned(static_cast<std::uint64_t>(p.out_n), 16)) ||
+      (p.runs_per_sample > 1 && !aligned(static_cast<std::uint64_t>(p.out_h), 16)))
+    return false;
+  if (p.runs_per_sample > 1 && !aligned(static_cast<std::uint64_t>(p.src_h), 4)) return false;
+  if (run_starts != nullptr) {
+    for (std::int64_t i = 0; i < p.count; ++i)
+      if (!aligned(run_starts[i], 4)) return false;
+  } else {
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p.base) +
+                                 static_cast<std::uintptr_t>(p.crop_y * p.src_h + std::int64_t{p.crop_x} * p.c);
+    if (!aligned(first, 4) || (p.count > 1 && !aligned(static_cast<std::uint64_t>(p.src_n), 4))) return false;
+  }
+  const std::int64_t units_per_run = elements / N, units = p.count * p.runs_per_sample * units_per_run;
+  if (p.runs_per_sample >= kIndexLimit || units >= kIndexLimit) return false;
+  // A unit starting at channel r: element 3m + j is byte C * m + off of its
+  // source, off = C * ((r + j) / 3) + map[(r + j) % 3] (at most 7).
+  p.pixel_offsets = 0;
+  for (int r = 0; r < 3; ++r)
+    for (int j = 0; j < 3; ++j) {
+      const int c = (r + j) / 3, k = (r + j) % 3;
+      const std::uint64_t off = static_cast<std::uint64_t>(p.c * c + p.channel_map[k]);
+      p.pixel_offsets |= off << (4 * (3 * r + j));
+    }
+  // Every unit of 4 channels holds the same channels at the same places.
+  const int E = static_cast<int>(16 / N);
+  for (int q = 0; q < 4; ++q) p.pad_mask[q] = p.pad_pattern[q] = 0;
+  for (int t = 0; t < N; ++t) {
+    if (p.oct != 4 || t % 4 < p.oc) continue;
+    const int q = t * E / 4, shift = (t * E % 4) * 8;
+    const std::uint32_t mask = (E == 4 ? 0xFFFFFFFFu : ((1u << (8 * E)) - 1u)) << shift;
+    p.pad_mask[q] |= mask;
+    p.pad_pattern[q] |= (p.pad_bits << shift) & mask;
+  }
+  p.units = static_cast<std::uint32_t>(units);
+  p.units_per_run = FastDiv(static_cast<std::uint32_t>(units_per_run));
+  p.runs_per_sample_div = FastDiv(static_cast<std::uint32_t>(p.runs_per_sample));
+  return true;
+}
+
 // The window kernel's geometry: a run per output row, ceil(out_w / G) units
 // of G = 16 / element-size pixels each.
 bool choose_window(const ConvertPlan& plan, KernelParams& p, int& shape) {
@@ -161,6 +213,7 @@ std::vector<std::uintptr_t> run_starts_of(const ConvertPlan& plan, const SourceV
 const char* kernel_path_name(KernelPath path) noexcept {
   switch (path) {
     case KernelPath::vector: return "vector";
+    case KernelPath::pixels: return "pixels";
     case KernelPath::window: return "window";
     case KernelPath::runs: return "runs";
     case KernelPath::generic: return "generic";
@@ -189,6 +242,10 @@ KernelChoice choose_kernel(const ConvertPlan& plan, const SourceView& source, st
     if (choose_vector(p, plan.dtype, moved ? starts.data() : nullptr)) {
       choice.path = KernelPath::vector;
       choice.vector_step = kVectorStep;
+      return choice;
+    }
+    if (choose_pixels(p, plan.dtype, moved ? starts.data() : nullptr)) {
+      choice.path = KernelPath::pixels;
       return choice;
     }
   }

@@ -3,6 +3,8 @@
 // machine (tests/unit/convert/kernel_choice_test.cpp). In order of preference:
 //   vector   aligned runs of whole 16-byte output units, float output, no
 //            mirror, window inside; NHWC only with the identity map
+//   pixels   the same runs into NHWC output of 1, 3 or 4 channels with a
+//            channel map, padding to 4 or uint8 (runs on 4-byte words)
 //   window   any window (per sample, mirrored, reaching outside and padded),
 //            any alignment, channel map, padding to 4, any dtype; needs
 //            interleaved source pixels and contiguous output elements, and
@@ -18,7 +20,7 @@
 
 namespace ferry::core {
 
-enum class KernelPath { vector, window, runs, generic };
+enum class KernelPath { vector, pixels, window, runs, generic };
 
 const char* kernel_path_name(KernelPath path) noexcept;
 

@@ -1,7 +1,7 @@
 // The large-batch cases of tests/gpu/convert_many_steps_gpu_test.cpp: 1024
 // images each, so that every thread of the unit kernels takes many steps
-// (the vector kernel's paired steps, the window kernel's block shares across
-// samples, its staged NHWC stores across row ends), each with the kernel it
+// (the vector and pixel-stream kernels' paired steps, the window kernel's
+// block shares across samples, its staged NHWC stores across row ends), each with the kernel it
 // must take (checked without a GPU in tests/unit/convert/kernel_choice_test.cpp).
 #pragma once
 
@@ -18,7 +18,9 @@ namespace ferry::test {
 
 inline constexpr std::int64_t kManySamples = 1024;
 
-enum class ManyStepsWindows { whole, crops, padded };
+// crops: odd widths at any origin; aligned_crops: rows of 64 pixels starting
+// on a source word (the pixel-stream kernel's runs); padded: reaching outside.
+enum class ManyStepsWindows { whole, crops, aligned_crops, padded };
 
 struct ManyStepsSpec {
   const char* name;
@@ -66,6 +68,8 @@ inline std::unique_ptr<WindowCase> make_many_steps_case(const ManyStepsSpec& spe
   for (std::int64_t i = 0; i < kManySamples; ++i) {
     if (spec.windows == ManyStepsWindows::crops)
       wc->crops.push_back({uniform(0, spec.w - ww), uniform(0, spec.h - wh), ww, wh});
+    if (spec.windows == ManyStepsWindows::aligned_crops)
+      wc->crops.push_back({4 * uniform(0, (spec.w - 64) / 4), uniform(0, spec.h - wh), 64, wh});
     if (spec.windows == ManyStepsWindows::padded)
       wc->crops.push_back({uniform(-ww - 4, spec.w + 4), uniform(-wh - 2, spec.h + 2), ww, wh});
     wc->mirrors.push_back(spec.flips ? static_cast<std::uint8_t>(uniform(0, 3)) : 0);
@@ -132,6 +136,20 @@ inline const ManyStepsSpec many_steps_specs[] = {
      ManyStepsWindows::crops, false, false, true, true, core::KernelPath::window},
     {"window bf16 NHWC pad to 4 padded, per-sample mean/std", 90, 64, 3, FERRY_DTYPE_BFLOAT16, FERRY_LAYOUT_NHWC,
      ManyStepsWindows::padded, false, true, true, true, core::KernelPath::window},
+    {"pixels f16 NHWC pad to 4", 96, 64, 3, FERRY_DTYPE_FLOAT16, FERRY_LAYOUT_NHWC, ManyStepsWindows::whole, false, true,
+     false, false, core::KernelPath::pixels},
+    {"pixels bf16 NHWC BGR->RGB aligned crops", 96, 64, 3, FERRY_DTYPE_BFLOAT16, FERRY_LAYOUT_NHWC,
+     ManyStepsWindows::aligned_crops, true, false, false, false, core::KernelPath::pixels},
+    {"pixels u8 NHWC BGR->RGB", 96, 64, 3, FERRY_DTYPE_UINT8, FERRY_LAYOUT_NHWC, ManyStepsWindows::whole, true, false,
+     false, false, core::KernelPath::pixels},
+    {"pixels u8 NHWC pad to 4 aligned crops", 96, 64, 3, FERRY_DTYPE_UINT8, FERRY_LAYOUT_NHWC,
+     ManyStepsWindows::aligned_crops, false, true, false, false, core::KernelPath::pixels},
+    {"pixels f32 NHWC BGRA->RGB", 96, 64, 4, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NHWC, ManyStepsWindows::whole, true, false,
+     false, false, core::KernelPath::pixels},
+    {"pixels f16 NHWC gray->RGB", 96, 64, 1, FERRY_DTYPE_FLOAT16, FERRY_LAYOUT_NHWC, ManyStepsWindows::whole, true,
+     false, false, false, core::KernelPath::pixels},
+    {"pixels bf16 NHWC pad to 4, per-sample mean/std", 96, 64, 3, FERRY_DTYPE_BFLOAT16, FERRY_LAYOUT_NHWC,
+     ManyStepsWindows::whole, false, true, false, true, core::KernelPath::pixels},
 };
 
 }  // namespace ferry::test

@@ -88,6 +88,12 @@ struct KernelParams {
   // its last unit may be partial): units = count * runs_per_sample * units_per_run < 2^31.
   std::uint32_t units = 0;
   FastDiv units_per_run, runs_per_sample_div;
+  // The pixel-stream kernel (convert_pixels_kernel.cu), filled by the host:
+  // for 3 output channels, the source byte offsets off_j of a unit starting
+  // at channel r (bits 4 * (3r + j) .. +3; see store_pixels_unit); for 4, the
+  // bits of a 16-byte output vector that are padding, and their values.
+  std::uint64_t pixel_offsets = 0;  // 9 nibbles
+  std::uint32_t pad_mask[4] = {0, 0, 0, 0}, pad_pattern[4] = {0, 0, 0, 0};
 };
 
 // Launches the conversion: the run kernel when `runs` is true, else the
@@ -102,6 +108,13 @@ int convert_blocks_per_sm(DType dtype, bool runs);
 // units loaded at a time per thread. max_blocks caps the grid.
 void launch_convert_vector(const KernelParams& params, DType dtype, int step, int max_blocks, void* stream);
 int convert_vector_blocks_per_sm(DType dtype, int c, bool out_nhwc, int step);
+
+// The pixel-stream kernel (convert_pixels_kernel.cu): the vector kernel's
+// geometry for NHWC output of 1, 3 or 4 channels that is not the input stream
+// (a channel map, padding to 4, another channel count, uint8). Every run
+// starts on 4 source bytes and is a whole number of 4-byte words.
+void launch_convert_pixels(const KernelParams& params, DType dtype, int max_blocks, void* stream);
+int convert_pixels_blocks_per_sm(DType dtype, int c, int oct);
 
 // The window kernel (convert_window_kernel.cuh): the same units, any window,
 // mirror, alignment, channel map, padding and dtype. shape: 0 for NCHW output,

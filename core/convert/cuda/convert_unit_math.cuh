@@ -1,7 +1,8 @@
 // Device helpers the unit kernels share (convert_vector_kernel.cu,
-// convert_window_kernel.cuh): element sizes, byte -> float without I2F,
-// the folded affine step, packing to 16-bit pairs, a 16-byte vector's store
-// (whole or element by element), and where a sample starts.
+// convert_window_kernel.cuh, convert_pixels_kernel.cu): element sizes,
+// byte -> float without I2F, the folded affine step, packing to 16-bit pairs
+// or a whole 16-byte vector, replacing one element of it, a 16-byte vector's
+// store (whole or element by element), and where a sample starts.
 //
 // Arithmetic, bit-identical to the CPU backend: float(x) is made exactly as
 // (0x4B000000 | x) - 2^23 (one PRMT and one FADD, no I2F on the slow
@@ -13,6 +14,9 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
 
 #include "core/convert/cuda/convert_kernel_params.h"
 
@@ -64,6 +68,45 @@ __device__ __forceinline__ void store_vector(std::uint8_t* dst, const std::uint3
     if constexpr (E == 2) *reinterpret_cast<std::uint16_t*>(dst + e * E) = static_cast<std::uint16_t>(bits);
     if constexpr (E == 1) dst[e] = static_cast<std::uint8_t>(bits);
   }
+}
+
+// A unit's output values before packing: floats, or the bytes themselves for uint8.
+template <DType D>
+using UnitValue = std::conditional_t<D == DType::UInt8, std::uint32_t, float>;
+
+// G = 16 / E values packed into the four words of a 16-byte vector.
+template <DType D>
+__device__ __forceinline__ void pack_vector(const UnitValue<D> (&v)[16 / elem_size<D>()], std::uint32_t (&w)[4]) {
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    if constexpr (D == DType::Float32) {
+      w[q] = __float_as_uint(v[q]);
+    } else if constexpr (D == DType::UInt8) {
+      w[q] = v[4 * q] | (v[4 * q + 1] << 8) | (v[4 * q + 2] << 16) | (v[4 * q + 3] << 24);
+    } else {
+      w[q] = pack2<D>(v[2 * q], v[2 * q + 1]);
+    }
+  }
+}
+
+// Replaces element e (compile-time after unrolling) of the packed vector with `bits`.
+template <DType D>
+__device__ __forceinline__ void set_element(std::uint32_t (&w)[4], int e, std::uint32_t bits) {
+  constexpr int E = elem_size<D>();
+  if constexpr (E == 4) {
+    w[e] = bits;
+  } else {
+    const int q = e * E / 4, shift = (e * E % 4) * 8;
+    const std::uint32_t mask = ((1u << (8 * E)) - 1u) << shift;
+    w[q] = (w[q] & ~mask) | ((bits << shift) & mask);
+  }
+}
+
+// A value's bits in every element of a 32-bit word.
+template <DType D>
+__device__ __forceinline__ std::uint32_t replicate(std::uint32_t bits) {
+  constexpr int E = elem_size<D>();
+  return E == 4 ? bits : E == 2 ? bits * 0x10001u : bits * 0x01010101u;
 }
 
 // Local sample i's first byte.

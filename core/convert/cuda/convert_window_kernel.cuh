@@ -56,46 +56,14 @@ constexpr int window_min_blocks() {
   return wide ? 4 : 5;
 }
 
-// Output element values before packing: floats, or the bytes themselves for uint8.
-template <DType D>
-using WindowValue = std::conditional_t<D == DType::UInt8, std::uint32_t, float>;
-
 // The value of the byte `sel` (0..7) of (lo, hi) for output channel coefficients a, b.
 template <DType D>
-__device__ __forceinline__ WindowValue<D> window_value(std::uint32_t lo, std::uint32_t hi, unsigned sel, float a,
+__device__ __forceinline__ UnitValue<D> window_value(std::uint32_t lo, std::uint32_t hi, unsigned sel, float a,
                                                       float b) {
   if constexpr (D == DType::UInt8) {
     return __byte_perm(lo, hi, sel) & 0xFFu;
   } else {
     return affine(byte_float2(lo, hi, sel), a, b);
-  }
-}
-
-// G = 16 / E values packed into the four words of a 16-byte vector.
-template <DType D>
-__device__ __forceinline__ void pack_vector(const WindowValue<D> (&v)[16 / elem_size<D>()], std::uint32_t (&w)[4]) {
-#pragma unroll
-  for (int q = 0; q < 4; ++q) {
-    if constexpr (D == DType::Float32) {
-      w[q] = __float_as_uint(v[q]);
-    } else if constexpr (D == DType::UInt8) {
-      w[q] = v[4 * q] | (v[4 * q + 1] << 8) | (v[4 * q + 2] << 16) | (v[4 * q + 3] << 24);
-    } else {
-      w[q] = pack2<D>(v[2 * q], v[2 * q + 1]);
-    }
-  }
-}
-
-// Replaces element e (compile-time after unrolling) of the packed vector with `bits`.
-template <DType D>
-__device__ __forceinline__ void set_element(std::uint32_t (&w)[4], int e, std::uint32_t bits) {
-  constexpr int E = elem_size<D>();
-  if constexpr (E == 4) {
-    w[e] = bits;
-  } else {
-    const int q = e * E / 4, shift = (e * E % 4) * 8;
-    const std::uint32_t mask = ((1u << (8 * E)) - 1u) << shift;
-    w[q] = (w[q] & ~mask) | ((bits << shift) & mask);
   }
 }
 
@@ -141,13 +109,6 @@ __device__ __forceinline__ WindowCoefficients coefficients_of(const KernelParams
     coef.b[k] = sp ? __ldg(&sp->beta[k]) : p.beta[k];
   }
   return coef;
-}
-
-// A value's bits in every element of a 32-bit word.
-template <DType D>
-__device__ __forceinline__ std::uint32_t replicate(std::uint32_t bits) {
-  constexpr int E = elem_size<D>();
-  return E == 4 ? bits : E == 2 ? bits * 0x10001u : bits * 0x01010101u;
 }
 
 // An NHWC unit's output: its OCT vectors, where they go and how many elements
@@ -235,7 +196,7 @@ __device__ __forceinline__ void convert_window_unit(const KernelParams& p, std::
       if (k >= p.oct) break;
       std::uint32_t w[4];
       if (k < p.oc) {
-        WindowValue<D> v[G];
+        UnitValue<D> v[G];
 #pragma unroll
         for (int j = 0; j < G; ++j) v[j] = value(j, k);
         pack_vector<D>(v, w);
@@ -253,11 +214,11 @@ __device__ __forceinline__ void convert_window_unit(const KernelParams& p, std::
   } else {
 #pragma unroll
     for (int q = 0; q < OCT; ++q) {  // the unit's q-th 16-byte vector: elements q*G .. q*G+G-1
-      WindowValue<D> v[G];
+      UnitValue<D> v[G];
 #pragma unroll
       for (int t = 0; t < G; ++t) {
         const int e = q * G + t, j = e / OCT, k = e % OCT;
-        v[t] = k < p.oc ? value(j, k) : WindowValue<D>{};
+        v[t] = k < p.oc ? value(j, k) : UnitValue<D>{};
       }
       pack_vector<D>(v, nhwc.v[q]);
 #pragma unroll

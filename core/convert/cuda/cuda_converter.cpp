@@ -171,6 +171,9 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
                                             max_vector_blocks(plan.dtype, p.c, p.out_nhwc != 0, choice.vector_step),
                                             stream);
         break;
+      case KernelPath::pixels:
+        cuda_convert::launch_convert_pixels(p, plan.dtype, max_pixels_blocks(plan.dtype, p.c, p.oct), stream);
+        break;
       case KernelPath::window:
         cuda_convert::launch_convert_window(p, plan.dtype, choice.window_shape,
                                             max_window_blocks(plan.dtype, p.c, choice.window_shape), stream);
@@ -383,6 +386,11 @@ int CudaConverter::max_vector_blocks(DType dtype, int c, bool out_nhwc, int step
   return cached_blocks(max_vector_blocks_[static_cast<int>(dtype)][c][out_nhwc ? 1 : 0][step - 1], [&] {
     return sm_count_ * cuda_convert::convert_vector_blocks_per_sm(dtype, c, out_nhwc, step);
   });
+}
+
+int CudaConverter::max_pixels_blocks(DType dtype, int c, int oct) {
+  return cached_blocks(max_pixels_blocks_[static_cast<int>(dtype)][c][oct],
+                       [&] { return sm_count_ * cuda_convert::convert_pixels_blocks_per_sm(dtype, c, oct); });
 }
 
 int CudaConverter::max_gather_blocks(DType dtype, int c, int shape) {

@@ -63,11 +63,13 @@ class CudaConverter {
   int sm_count_ = 1;
   // The vector kernel's grid cap, filled on first use (racing writers store the same value).
   int max_vector_blocks(DType dtype, int c, bool out_nhwc, int step);
+  int max_pixels_blocks(DType dtype, int c, int oct);
   int max_window_blocks(DType dtype, int c, int shape);
   int max_gather_blocks(DType dtype, int c, int shape);
 
   int max_blocks_[2][5] = {};  // [runs][dtype]
   int max_vector_blocks_[5][5][2][2] = {};  // [dtype][c][out_nhwc][step - 1]
+  int max_pixels_blocks_[5][5][5] = {};  // [dtype][c][oct]
   int max_window_blocks_[5][5][5] = {};  // [dtype][c][shape]
   int max_gather_blocks_[5][5][5] = {};  // [dtype][c][shape]
 };

@@ -93,8 +93,10 @@ TEST(KernelChoice, MirrorCropPaddingAndChannelMapsTakeTheWindowKernel) {
   padded.transform.pad_outside = 1;
   EXPECT_EQ(padded.choose().path, KernelPath::window);
 
+  // NHWC output that is not the input stream, mirrored: the window kernel.
   Call pad4 = imagenet(DType::Float16, Layout::NHWC);
   pad4.transform.pad_channels_to_4 = 1;
+  pad4.transform.mirror = kMirrorX;
   const KernelChoice p4 = pad4.choose();
   EXPECT_EQ(p4.path, KernelPath::window);
   EXPECT_EQ(p4.window_shape, 4);
@@ -102,6 +104,7 @@ TEST(KernelChoice, MirrorCropPaddingAndChannelMapsTakeTheWindowKernel) {
   Call bgr = imagenet(DType::BFloat16, Layout::NHWC);
   bgr.transform.out_channels = 3;
   bgr.transform.channel_map[0] = 2, bgr.transform.channel_map[2] = 0;
+  for (int i = 0; i < 8; ++i) bgr.crops.push_back(Rect{3 * i + 1, i, 200, 200});
   const KernelChoice b = bgr.choose();
   EXPECT_EQ(b.path, KernelPath::window);
   EXPECT_EQ(b.window_shape, 3);
@@ -115,16 +118,82 @@ TEST(KernelChoice, MirrorCropPaddingAndChannelMapsTakeTheWindowKernel) {
   EXPECT_EQ(r.path, KernelPath::window);
   EXPECT_EQ(r.window_shape, 0);
 
+  Call u8 = imagenet(DType::UInt8, Layout::NCHW);
+  EXPECT_EQ(u8.choose().path, KernelPath::window);
+}
+
+// Runs into NHWC output that is not the input stream (a channel map, padding
+// to 4, another channel count, uint8) take the pixel-stream kernel where
+// every run starts on a source word, else the window kernel.
+TEST(KernelChoice, NhwcChannelMapsPaddingAndUint8TakeThePixelStreamKernel) {
+  Call pad4 = imagenet(DType::Float16, Layout::NHWC);
+  pad4.transform.pad_channels_to_4 = 1;
+  pad4.transform.pad_value = 1.0f;  // float16 0x3C00
+  const KernelChoice p4 = pad4.choose();
+  EXPECT_EQ(p4.path, KernelPath::pixels);
+  for (int q = 0; q < 4; ++q) {  // the upper half of every odd element pair
+    EXPECT_EQ(p4.params.pad_mask[q], q % 2 ? 0xFFFF0000u : 0u);
+    EXPECT_EQ(p4.params.pad_pattern[q], q % 2 ? 0x3C000000u : 0u);
+  }
+
+  Call bgr = imagenet(DType::BFloat16, Layout::NHWC);
+  bgr.transform.out_channels = 3;
+  bgr.transform.channel_map[0] = 2, bgr.transform.channel_map[2] = 0;
+  const KernelChoice b = bgr.choose();
+  EXPECT_EQ(b.path, KernelPath::pixels);
+  // A unit starting at channel r reads element 3m + j from byte
+  // 3m + 3 * ((r + j) / 3) + map[(r + j) % 3] of its first pixel on.
+  const int expected[3][3] = {{2, 1, 0}, {1, 0, 5}, {0, 5, 4}};
+  for (int r = 0; r < 3; ++r)
+    for (int j = 0; j < 3; ++j)
+      EXPECT_EQ((b.params.pixel_offsets >> (4 * (3 * r + j))) & 15u, static_cast<std::uint64_t>(expected[r][j]))
+          << "r " << r << ", j " << j;
+  EXPECT_EQ(b.params.pixel_offsets >> 36, 0u);
+
   Call gray(8, 224, 224, 1);
   gray.transform.out_channels = 3;
   gray.transform.channel_map[1] = gray.transform.channel_map[2] = 0;
   gray.transform.out_layout = Layout::NHWC;
-  EXPECT_EQ(gray.choose().path, KernelPath::window);
+  EXPECT_EQ(gray.choose().path, KernelPath::pixels);
 
-  for (Layout layout : {Layout::NCHW, Layout::NHWC}) {
-    Call u8 = imagenet(DType::UInt8, layout);
-    EXPECT_EQ(u8.choose().path, KernelPath::window);
+  Call bgra(2, 1080, 1920, 4);
+  bgra.transform.out_dtype = DType::Float32;
+  bgra.transform.out_layout = Layout::NHWC;
+  bgra.transform.out_channels = 3;
+  bgra.transform.channel_map[0] = 2, bgra.transform.channel_map[2] = 0;
+  EXPECT_EQ(bgra.choose().path, KernelPath::pixels);
+
+  Call u8 = imagenet(DType::UInt8, Layout::NHWC);
+  u8.transform.pad_channels_to_4 = 1;
+  u8.transform.pad_value = 11.0f;
+  const KernelChoice u = u8.choose();
+  ASSERT_EQ(u.path, KernelPath::pixels);
+  for (int q = 0; q < 4; ++q) {  // every fourth byte of a 16-byte vector is padding
+    EXPECT_EQ(u.params.pad_mask[q], 0xFF000000u);
+    EXPECT_EQ(u.params.pad_pattern[q], 11u << 24);
   }
+  EXPECT_EQ(u.params.units, 8u * 224u * 224u * 4u / 16u);  // one unit per 16 output bytes
+  EXPECT_EQ(u.params.units_per_run.d, 224u * 224u * 4u / 16u);
+
+  // Rows of a center crop: one run per row, each on a source word.
+  Call crop = imagenet(DType::Float16, Layout::NHWC);
+  crop.transform.pad_channels_to_4 = 1;
+  crop.transform.crop = Rect{16, 16, 192, 192};
+  const KernelChoice c = crop.choose();
+  ASSERT_EQ(c.path, KernelPath::pixels);
+  EXPECT_EQ(c.params.runs_per_sample_div.d, 192u);
+
+  // A window whose rows start off a word (x = 1: byte 3), or rows of an odd
+  // byte count: the window kernel.
+  Call off = imagenet(DType::Float16, Layout::NHWC);
+  off.transform.pad_channels_to_4 = 1;
+  off.transform.crop = Rect{1, 16, 192, 192};
+  EXPECT_EQ(off.choose().path, KernelPath::window);
+  Call odd(8, 225, 225, 3);
+  odd.transform.out_dtype = DType::UInt8;
+  odd.transform.out_layout = Layout::NHWC;
+  odd.transform.pad_channels_to_4 = 1;
+  EXPECT_EQ(odd.choose().path, KernelPath::window);
 }
 
 TEST(KernelChoice, WindowGeometryCoversEveryOutputPixel) {
@@ -175,7 +244,7 @@ TEST(KernelChoice, EveryFastPathTestCaseTakesAUnitKernel) {
     const SourceDesc source = ferry::api::to_core(c->source);
     const ConvertPlan plan = make_convert_plan(source, ferry::api::to_core(c->transform), nullptr);
     const KernelPath path = choose_kernel(plan, source_view_of(plan, source), 0, plan.n, kOutput).path;
-    EXPECT_TRUE(path == KernelPath::window || path == KernelPath::vector)
+    EXPECT_TRUE(path == KernelPath::window || path == KernelPath::vector || path == KernelPath::pixels)
         << c->name << " takes the " << kernel_path_name(path) << " kernel";
   });
   EXPECT_GT(cases, 7000);
@@ -206,6 +275,7 @@ TEST(KernelChoice, ManyStepsTestCasesTakeTheirKernels) {
 
 TEST(KernelChoice, PathsHaveNames) {
   EXPECT_STREQ(kernel_path_name(KernelPath::vector), "vector");
+  EXPECT_STREQ(kernel_path_name(KernelPath::pixels), "pixels");
   EXPECT_STREQ(kernel_path_name(KernelPath::window), "window");
   EXPECT_STREQ(kernel_path_name(KernelPath::runs), "runs");
   EXPECT_STREQ(kernel_path_name(KernelPath::generic), "generic");
