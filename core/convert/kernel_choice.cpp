@@ -11,10 +11,10 @@ using cuda_convert::load_width;
 
 constexpr std::int64_t kIndexLimit = std::int64_t{1} << 31;  // FastDiv's dividends and divisors
 
-// The vector kernel's units per thread step: 2 keeps two loads in flight per
-// thread (core/convert/cuda/PERF_NOTES.md); 1 is the kernel of the first
-// measured table, the fallback if 2 measures worse.
-constexpr int kVectorStep = 2;
+// The vector kernel's units per thread: 4 of a warp's chunk, located in
+// their run once (core/convert/cuda/convert_vector_kernel.cu); 1 is the
+// kernel of the first measured table.
+constexpr int kVectorStep = 4;
 
 bool aligned(std::uint64_t v, std::uint64_t a) { return v % a == 0; }
 

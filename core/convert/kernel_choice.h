@@ -27,7 +27,7 @@ const char* kernel_path_name(KernelPath path) noexcept;
 struct KernelChoice {
   KernelPath path = KernelPath::generic;
   int window_shape = 0;  // the window kernel's output shape: 0 NCHW, else the NHWC channels
-  int vector_step = 1;   // the vector kernel's units loaded at a time per thread (1 or 2)
+  int vector_step = 1;   // the vector kernel's units loaded at a time per thread (1 or 4)
   cuda_convert::KernelParams params;
 };
 

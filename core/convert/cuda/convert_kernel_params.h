@@ -104,8 +104,8 @@ void launch_convert(const KernelParams& params, DType dtype, bool runs, int max_
 // Resident blocks per SM of the kernel launch_convert would pick.
 int convert_blocks_per_sm(DType dtype, bool runs);
 
-// The vector kernel: ONE launch, grid-stride over the units, `step` (1 or 2)
-// units loaded at a time per thread. max_blocks caps the grid.
+// The vector kernel: ONE launch over the units, `step` (1 or 4) units
+// loaded at a time per thread. max_blocks caps the grid.
 void launch_convert_vector(const KernelParams& params, DType dtype, int step, int max_blocks, void* stream);
 int convert_vector_blocks_per_sm(DType dtype, int c, bool out_nhwc, int step);
 

@@ -3,9 +3,9 @@
 // (packed images, or rows) and every run is a whole number of 16-byte output
 // units, aligned.
 //
-// One thread converts one unit at a time (loading the next one first when
-// STEP is 2), straight from registers: no shared memory, no block per row.
-// A unit is
+// One thread converts four units a step (units l, l + 32, l + 64, l + 96 of
+// its warp's chunk, all loaded first), straight from registers: no shared
+// memory, no block per row. A unit is
 //  - NCHW output: G = 16 / element-size pixels (G * C input bytes, loaded with
 //    the widest aligned vector loads), written as one 16-byte store per output
 //    channel plane; lanes of a warp write consecutive units, so each store
@@ -16,6 +16,7 @@
 //    per unit, one 16-byte store; the channel of element j is (offset + j) % C.
 // The grid is sized to the resident blocks and strides over all units of
 // the call (every sample, every run): no tail of idle blocks per row.
+// NHWC output that is not the input stream: convert_pixels_kernel.cu.
 // Resource use and the measured causes: PERF_NOTES.md.
 //
 // Arithmetic: convert_unit_math.cuh (bit-identical to the CPU backend).
@@ -31,14 +32,11 @@ namespace ferry::core::cuda_convert {
 namespace {
 
 constexpr int kThreads = 256;
-// Resident blocks per SM asked of ptxas for STEP 2. Left to itself it takes
-// 51-60 registers for NCHW output (4 blocks): two loads a thread on half the
-// threads are no more bytes in flight than one on all. Capped: NCHW at 40
-// registers (6 blocks; 48 and 5 for 4 source channels, which spill at 40),
-// NHWC at 32 (all 8 blocks, as with STEP 1), none of them spilling.
-template <int C, bool NHWC>
+// Resident blocks per SM asked of ptxas (its register cap) for STEP 4: four
+// units' bytes need 64 registers (4 blocks).
+template <int C, bool NHWC, int STEP>
 constexpr int step_min_blocks() {
-  return NHWC ? 8 : C == 4 ? 5 : 6;
+  return 4;
 }
 
 // Input bytes of one unit.
@@ -96,22 +94,35 @@ struct LoadedUnit {
   const SampleParams* ds;
 };
 
-template <DType D, int C, bool NHWC>
-__device__ __forceinline__ LoadedUnit<unit_in_bytes<D, C, NHWC>()> load_vector_unit(const KernelParams& p,
-                                                                                   std::uint32_t unit) {
-  constexpr int IB = unit_in_bytes<D, C, NHWC>();
+// Where a unit's run lies: its first source and output bytes, the unit's
+// index in it and its sample's table entry.
+struct VectorRun {
+  const std::uint8_t* src;
+  std::uint8_t* out;
+  std::uint32_t u;
+  const SampleParams* ds;
+};
+
+template <int C>
+__device__ __forceinline__ VectorRun locate_vector_unit(const KernelParams& p, std::uint32_t unit) {
   const std::uint32_t run = p.units_per_run.divide(unit);
   const std::uint32_t u = unit - run * p.units_per_run.d;
   const std::uint32_t i = p.runs_per_sample_div.divide(run);
   const std::uint32_t row = run - i * p.runs_per_sample_div.d;
   const SampleParams* ds = p.params ? p.params + i : nullptr;
-  const std::uint8_t* sample = sample_source(p, i);
   const int x0 = ds ? ds->x : p.crop_x, y0 = ds ? ds->y : p.crop_y;
-  const std::uint8_t* src = sample + static_cast<std::int64_t>(y0 + static_cast<int>(row)) * p.src_h +
-                            static_cast<std::int64_t>(x0) * C + static_cast<std::int64_t>(u) * IB;
-  std::uint8_t* out = p.out + (p.first + i) * p.out_n + static_cast<std::int64_t>(row) * p.out_h +
-                      static_cast<std::int64_t>(u) * 16;
-  return {load_unit<IB>(src), out, u, ds};
+  const std::uint8_t* src = sample_source(p, i) + static_cast<std::int64_t>(y0 + static_cast<int>(row)) * p.src_h +
+                            static_cast<std::int64_t>(x0) * C;
+  std::uint8_t* out = p.out + (p.first + i) * p.out_n + static_cast<std::int64_t>(row) * p.out_h;
+  return {src, out, u, ds};
+}
+
+// Unit u of the run at `at`.
+template <DType D, int C, bool NHWC>
+__device__ __forceinline__ LoadedUnit<unit_in_bytes<D, C, NHWC>()> load_vector_unit(const VectorRun& at,
+                                                                                   std::uint32_t u) {
+  constexpr int IB = unit_in_bytes<D, C, NHWC>();
+  return {load_unit<IB>(at.src + std::uintptr_t{u} * IB), at.out + std::uintptr_t{u} * 16, u, at.ds};
 }
 
 template <DType D, int C, bool NHWC>
@@ -176,38 +187,62 @@ __device__ __forceinline__ void store_vector_unit(const KernelParams& p,
   }
 }
 
-// The grid strides over the units STEP at a time per thread: the STEP units
-// are loaded before any is converted, so a thread keeps STEP loads in flight
-// instead of one (the bytes in flight per SM set the bandwidth once every
-// thread is resident). Each unit is converted and stored exactly as with
-// STEP = 1; only the order of loads and stores across units changes.
+// STEP 1: the grid strides over the units one at a time per thread (the
+// kernel of the first measured table).
+// STEP 4: warps stride over chunks of 128 units and lane l takes units l,
+// l + 32, l + 64, l + 96 of its warp's chunk (each store instruction of a
+// warp still covers 512 contiguous bytes a plane). Where they all lie in the
+// lane's first unit's run (all but the chunks across a run's end) the run is
+// located once (the divisions, the table entry, the 64-bit addressing) and
+// the four loads are in flight before any unit is converted. Each unit is
+// converted and stored exactly as with STEP 1; only the order of loads and
+// stores across units changes. H200, x D2D, against the former two units a
+// grid stride apart each located on its own (and two of a warp's chunk):
+// f32 NCHW 0.861 -> 0.882 (0.875), f16 NCHW 0.885 -> 0.905 (0.885), bf16
+// NHWC 0.866 -> 0.885 (0.870), gray->RGB f32 NCHW 0.83 -> 0.855 (0.847).
 template <DType D, int C, bool NHWC, int STEP>
-__global__ void __launch_bounds__(kThreads, STEP == 1 ? 1 : resident_blocks(step_min_blocks<C, NHWC>(), kThreads))
+__global__ void __launch_bounds__(kThreads, STEP == 1 ? 1 : resident_blocks(step_min_blocks<C, NHWC, STEP>(), kThreads))
     convert_vector_kernel(const KernelParams p) {
-  constexpr int IB = unit_in_bytes<D, C, NHWC>();
-  const std::uint32_t stride = gridDim.x * kThreads;  // units < 2^31 and stride < 2^31: no wrap below
-  const std::uint32_t start = blockIdx.x * kThreads + threadIdx.x;
   if constexpr (STEP == 1) {
-    for (std::uint32_t unit = start; unit < p.units; unit += stride)
-      store_vector_unit<D, C, NHWC>(p, load_vector_unit<D, C, NHWC>(p, unit));
-  } else {
-    std::uint32_t first = start;
-    for (; first + (STEP - 1) * stride < p.units; first += STEP * stride) {
-      LoadedUnit<IB> loaded[STEP];
-#pragma unroll
-      for (int s = 0; s < STEP; ++s) loaded[s] = load_vector_unit<D, C, NHWC>(p, first + s * stride);
-#pragma unroll
-      for (int s = 0; s < STEP; ++s) store_vector_unit<D, C, NHWC>(p, loaded[s]);
+    const std::uint32_t stride = gridDim.x * kThreads;  // units < 2^31 and stride < 2^31: no wrap below
+    for (std::uint32_t unit = blockIdx.x * kThreads + threadIdx.x; unit < p.units; unit += stride) {
+      const VectorRun at = locate_vector_unit<C>(p, unit);
+      store_vector_unit<D, C, NHWC>(p, load_vector_unit<D, C, NHWC>(at, at.u));
     }
-    for (std::uint32_t unit = first; unit < p.units; unit += stride)  // the grid's last units, one at a time
-      store_vector_unit<D, C, NHWC>(p, load_vector_unit<D, C, NHWC>(p, unit));
+  } else {
+    constexpr int kChunk = 32 * STEP;
+    const std::uint32_t lane = threadIdx.x & 31u;
+    const std::uint32_t warps = gridDim.x * (kThreads / 32);
+    const std::uint32_t chunks = (p.units + kChunk - 1) / kChunk;  // units < 2^31: no wrap
+    for (std::uint32_t chunk = (blockIdx.x * kThreads + threadIdx.x) / 32; chunk < chunks; chunk += warps) {
+      const std::uint32_t unit = chunk * kChunk + lane;
+      if (unit >= p.units) continue;
+      const VectorRun at = locate_vector_unit<C>(p, unit);
+      if (at.u + 32u * (STEP - 1) < p.units_per_run.d) {
+        LoadedUnit<unit_in_bytes<D, C, NHWC>()> loaded[STEP];
+#pragma unroll
+        for (int k = 0; k < STEP; ++k) loaded[k] = load_vector_unit<D, C, NHWC>(at, at.u + 32u * k);
+#pragma unroll
+        for (int k = 0; k < STEP; ++k) store_vector_unit<D, C, NHWC>(p, loaded[k]);
+      } else {  // the units cross a run's end: each located on its own
+        store_vector_unit<D, C, NHWC>(p, load_vector_unit<D, C, NHWC>(at, at.u));
+        for (int k = 1; k < STEP; ++k) {
+          if (unit + 32u * k >= p.units) break;
+          const VectorRun next = locate_vector_unit<C>(p, unit + 32u * k);
+          store_vector_unit<D, C, NHWC>(p, load_vector_unit<D, C, NHWC>(next, next.u));
+        }
+      }
+    }
   }
 }
 
 template <DType D, int C, bool NHWC>
 const void* kernel_for_step(int step) {
-  return step == 2 ? reinterpret_cast<const void*>(&convert_vector_kernel<D, C, NHWC, 2>)
-                   : reinterpret_cast<const void*>(&convert_vector_kernel<D, C, NHWC, 1>);
+  switch (step) {
+    case 1: return reinterpret_cast<const void*>(&convert_vector_kernel<D, C, NHWC, 1>);
+    case 4: return reinterpret_cast<const void*>(&convert_vector_kernel<D, C, NHWC, 4>);
+  }
+  fail(Status::Internal, "vector conversion kernel for step ", step, " does not exist");
 }
 
 template <DType D, int C>
@@ -226,7 +261,6 @@ const void* kernel_for_channels(int c, bool nhwc, int step) {
 }
 
 const void* pick_vector_kernel(DType dtype, int c, bool nhwc, int step) {
-  if (step != 1 && step != 2) fail(Status::Internal, "vector conversion kernel for step ", step, " does not exist");
   switch (dtype) {
     case DType::Float32: return kernel_for_channels<DType::Float32>(c, nhwc, step);
     case DType::Float16: return kernel_for_channels<DType::Float16>(c, nhwc, step);

@@ -383,7 +383,7 @@ void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView&
 }
 
 int CudaConverter::max_vector_blocks(DType dtype, int c, bool out_nhwc, int step) {
-  return cached_blocks(max_vector_blocks_[static_cast<int>(dtype)][c][out_nhwc ? 1 : 0][step - 1], [&] {
+  return cached_blocks(max_vector_blocks_[static_cast<int>(dtype)][c][out_nhwc ? 1 : 0][step == 1 ? 0 : 1], [&] {
     return sm_count_ * cuda_convert::convert_vector_blocks_per_sm(dtype, c, out_nhwc, step);
   });
 }

@@ -68,7 +68,7 @@ class CudaConverter {
   int max_gather_blocks(DType dtype, int c, int shape);
 
   int max_blocks_[2][5] = {};  // [runs][dtype]
-  int max_vector_blocks_[5][5][2][2] = {};  // [dtype][c][out_nhwc][step - 1]
+  int max_vector_blocks_[5][5][2][2] = {};  // [dtype][c][out_nhwc][step 1 or 4]
   int max_pixels_blocks_[5][5][5] = {};  // [dtype][c][oct]
   int max_window_blocks_[5][5][5] = {};  // [dtype][c][shape]
   int max_gather_blocks_[5][5][5] = {};  // [dtype][c][shape]

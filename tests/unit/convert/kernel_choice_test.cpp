@@ -62,11 +62,11 @@ TEST(KernelChoice, BaseCasesTakeTheVectorKernel) {
   EXPECT_EQ(aligned.choose().path, KernelPath::vector);
 }
 
-// The vector kernel loads two units at a time per thread (PERF_NOTES.md);
+// The vector kernel loads four units at a time per thread (PERF_NOTES.md);
 // the other kernels leave the step at its default.
-TEST(KernelChoice, TheVectorKernelStepsTwoUnitsAtATime) {
-  EXPECT_EQ(imagenet(DType::Float32, Layout::NCHW).choose().vector_step, 2);
-  EXPECT_EQ(imagenet(DType::BFloat16, Layout::NHWC).choose().vector_step, 2);
+TEST(KernelChoice, TheVectorKernelStepsFourUnitsAtATime) {
+  EXPECT_EQ(imagenet(DType::Float32, Layout::NCHW).choose().vector_step, 4);
+  EXPECT_EQ(imagenet(DType::BFloat16, Layout::NHWC).choose().vector_step, 4);
   Call mirrored = imagenet(DType::Float32, Layout::NCHW);
   mirrored.transform.mirror = 1;
   const KernelChoice window = mirrored.choose();
