@@ -12,9 +12,13 @@ using cuda_convert::load_width;
 constexpr std::int64_t kIndexLimit = std::int64_t{1} << 31;  // FastDiv's dividends and divisors
 
 // The vector kernel's units per thread: 4 of a warp's chunk, located in
-// their run once (core/convert/cuda/convert_vector_kernel.cu); 1 is the
-// kernel of the first measured table.
+// their run once (core/convert/cuda/convert_vector_kernel.cu), for calls of
+// at least kVectorStepMinUnits units; 1 for smaller calls, whose units do not
+// fill the GPU's threads four times over. H200, one 1080p BGRA frame to f16
+// NCHW (259,200 units) with four a thread: a quarter of the threads had
+// work, and the frame took 1.5-3 us longer than through the window kernel.
 constexpr int kVectorStep = 4;
+constexpr std::int64_t kVectorStepMinUnits = std::int64_t{1} << 20;
 
 bool aligned(std::uint64_t v, std::uint64_t a) { return v % a == 0; }
 
@@ -55,12 +59,17 @@ bool interleaved_pixels(const ConvertPlan& plan, const KernelParams& p) {
   return pixels_in && pixels_out;
 }
 
-// The run kernels' geometry: contiguous interleaved pixels in, contiguous
-// rows or planes out, nothing mirrored or outside.
-bool choose_runs(const ConvertPlan& plan, KernelParams& p) {
+bool any_mirror(const ConvertPlan& plan) {
   bool mirrored = plan.mirror != 0;
   for (std::uint8_t m : plan.sample_mirror) mirrored |= m != 0;
-  if (mirrored || plan.any_outside || !interleaved_pixels(plan, p)) return false;
+  return mirrored;
+}
+
+// The run kernels' geometry: contiguous interleaved pixels in, contiguous
+// rows or planes out, nothing outside; a mirrored window (only the vector
+// kernel takes it, with NCHW output) as one run per row.
+bool choose_runs(const ConvertPlan& plan, KernelParams& p) {
+  if (plan.any_outside || !interleaved_pixels(plan, p)) return false;
   const bool whole = plan.full_width_unmirrored() &&
                      (plan.out_h == 1 || (p.src_h == plan.w * plan.c && p.out_h == plan.out_w * p.out_w));
   if (whole) {
@@ -80,8 +89,8 @@ bool choose_runs(const ConvertPlan& plan, KernelParams& p) {
 // output element, whole units per run, identity channel map for NHWC output.
 // `run_starts` are the source addresses of each sample's first run (NULL: the
 // uniform base + i * src_n form). Fills units and the divisors.
-bool choose_vector(KernelParams& p, DType dtype, const std::uintptr_t* run_starts) {
-  if (dtype == DType::UInt8 || (p.c != 1 && p.c != 3 && p.c != 4)) return false;
+bool choose_vector(KernelParams& p, DType dtype, const std::uintptr_t* run_starts, bool mirrored) {
+  if (dtype == DType::UInt8 || (p.c != 1 && p.c != 3 && p.c != 4) || (mirrored && p.out_nhwc)) return false;
   const std::int64_t E = dtype == DType::Float32 ? 4 : 2, N = 16 / E;
   std::int64_t in_bytes = 0, units_per_run = 0;
   if (p.out_nhwc) {
@@ -234,17 +243,18 @@ KernelChoice choose_kernel(const ConvertPlan& plan, const SourceView& source, st
   KernelChoice choice;
   KernelParams& p = choice.params;
   p = params_of(plan, source, first, count, output_base);
+  const bool mirrored = any_mirror(plan);
   const bool runs = choose_runs(plan, p);
   if (runs) {
     const bool moved = source.samples != nullptr || !plan.sample_crop.empty();
     const std::vector<std::uintptr_t> starts = moved ? run_starts_of(plan, source, first, count)
                                                      : std::vector<std::uintptr_t>{};
-    if (choose_vector(p, plan.dtype, moved ? starts.data() : nullptr)) {
+    if (choose_vector(p, plan.dtype, moved ? starts.data() : nullptr, mirrored)) {
       choice.path = KernelPath::vector;
-      choice.vector_step = kVectorStep;
+      choice.vector_step = p.units >= kVectorStepMinUnits ? kVectorStep : 1;
       return choice;
     }
-    if (choose_pixels(p, plan.dtype, moved ? starts.data() : nullptr)) {
+    if (!mirrored && choose_pixels(p, plan.dtype, moved ? starts.data() : nullptr)) {
       choice.path = KernelPath::pixels;
       return choice;
     }
@@ -253,7 +263,7 @@ KernelChoice choose_kernel(const ConvertPlan& plan, const SourceView& source, st
     choice.path = KernelPath::window;
     return choice;
   }
-  choice.path = runs ? KernelPath::runs : KernelPath::generic;
+  choice.path = runs && !mirrored ? KernelPath::runs : KernelPath::generic;  // the runs kernel mirrors nothing
   return choice;
 }
 

@@ -1,9 +1,11 @@
 // The large-batch cases of tests/gpu/convert_many_steps_gpu_test.cpp: 1024
-// images each, so that every thread of the unit kernels takes many steps
-// (the vector and pixel-stream kernels' four units a thread, within a run and
-// across run ends, the window kernel's block shares across samples, its
-// staged NHWC stores across row ends), each with the kernel it
-// must take (checked without a GPU in tests/unit/convert/kernel_choice_test.cpp).
+// images each, so that every thread of the unit kernels takes many steps:
+// the pixel-stream kernel's four units a thread, and the vector kernel's
+// where a call has 2^20 units or more (one a thread below), within a run and
+// across run and sample ends; the window kernel's block shares across
+// samples and its staged NHWC stores across row ends. Each case with the
+// kernel it must take (checked without a GPU in
+// tests/unit/convert/kernel_choice_test.cpp).
 #pragma once
 
 #include <cstdint>
@@ -117,10 +119,14 @@ inline const ManyStepsSpec many_steps_specs[] = {
      false, false, false, core::KernelPath::vector},
     {"vector bf16 NHWC", 96, 64, 3, FERRY_DTYPE_BFLOAT16, FERRY_LAYOUT_NHWC, ManyStepsWindows::whole, false, false,
      false, false, core::KernelPath::vector},
-    {"vector f32 NCHW aligned crops (runs of 16 units)", 96, 64, 3, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW,
+    {"vector f32 NCHW aligned crops (runs of 16 units)", 96, 96, 3, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW,
      ManyStepsWindows::aligned_crops, false, false, false, false, core::KernelPath::vector},
-    {"vector f16 NCHW 100 px (samples across chunks)", 100, 64, 3, FERRY_DTYPE_FLOAT16, FERRY_LAYOUT_NCHW,
+    {"vector f16 NCHW 100 px (samples across chunks)", 100, 84, 3, FERRY_DTYPE_FLOAT16, FERRY_LAYOUT_NCHW,
      ManyStepsWindows::whole, false, false, false, false, core::KernelPath::vector},
+    {"vector f32 NCHW flips (rows mirrored per sample)", 96, 64, 3, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW,
+     ManyStepsWindows::whole, false, false, true, false, core::KernelPath::vector},
+    {"vector f32 NCHW BGR->RGB aligned crops + flips", 96, 96, 3, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW,
+     ManyStepsWindows::aligned_crops, true, false, true, false, core::KernelPath::vector},
     {"vector f32 NCHW gray->RGB", 96, 64, 1, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW, ManyStepsWindows::whole, true,
      false, false, false, core::KernelPath::vector},
     {"window f32 NCHW crops + flips", 90, 64, 3, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW, ManyStepsWindows::crops, false,

@@ -62,26 +62,75 @@ TEST(KernelChoice, BaseCasesTakeTheVectorKernel) {
   EXPECT_EQ(aligned.choose().path, KernelPath::vector);
 }
 
-// The vector kernel loads four units at a time per thread (PERF_NOTES.md);
+// The vector kernel loads four units at a time per thread where the call
+// has enough of them (PERF_NOTES.md);
 // the other kernels leave the step at its default.
 TEST(KernelChoice, TheVectorKernelStepsFourUnitsAtATime) {
-  EXPECT_EQ(imagenet(DType::Float32, Layout::NCHW).choose().vector_step, 4);
-  EXPECT_EQ(imagenet(DType::BFloat16, Layout::NHWC).choose().vector_step, 4);
-  Call mirrored = imagenet(DType::Float32, Layout::NCHW);
-  mirrored.transform.mirror = 1;
-  const KernelChoice window = mirrored.choose();
+  Call batch = imagenet(DType::Float32, Layout::NCHW);  // 256 images: 3.2 M units
+  batch.source.n = 256;
+  batch.source.bytes = static_cast<std::size_t>(256 * 224 * 224 * 3);
+  EXPECT_EQ(batch.choose().vector_step, 4);
+  batch.transform.out_dtype = DType::BFloat16;
+  batch.transform.out_layout = Layout::NHWC;
+  EXPECT_EQ(batch.choose().vector_step, 4);
+  // Fewer units than fill the GPU four times over (8 images, a 1080p frame): one a thread.
+  EXPECT_EQ(imagenet(DType::Float32, Layout::NCHW).choose().vector_step, 1);
+  Call frame(1, 1080, 1920, 4);
+  frame.transform.out_dtype = DType::Float16;
+  frame.transform.out_channels = 3;
+  frame.transform.mirror = kMirrorY;
+  const KernelChoice f = frame.choose();
+  EXPECT_EQ(f.path, KernelPath::vector);
+  EXPECT_EQ(f.vector_step, 1);
+  Call padded = imagenet(DType::Float32, Layout::NCHW);
+  padded.transform.crop = Rect{-16, -16, 256, 256};
+  padded.transform.pad_outside = 1;
+  const KernelChoice window = padded.choose();
   EXPECT_EQ(window.path, KernelPath::window);
   EXPECT_EQ(window.vector_step, 1);
 }
 
-TEST(KernelChoice, MirrorCropPaddingAndChannelMapsTakeTheWindowKernel) {
+// Mirrored NCHW output keeps the vector kernel, one run per row; mirrored
+// NHWC output (a pixel's channels stay in order) takes the window kernel, as
+// do rows too short for a run, and nothing mirrored falls to the runs kernel.
+TEST(KernelChoice, MirroredNchwRowsTakeTheVectorKernel) {
   for (int mirror : {kMirrorX, kMirrorY, kMirrorX | kMirrorY}) {
     Call c = imagenet(DType::Float32, Layout::NCHW);
     c.transform.mirror = mirror;
-    EXPECT_EQ(c.choose().path, KernelPath::window) << "mirror " << mirror;
+    const KernelChoice v = c.choose();
+    EXPECT_EQ(v.path, KernelPath::vector) << "mirror " << mirror;
+    EXPECT_EQ(v.params.runs_per_sample_div.d, 224u) << "mirror " << mirror;
+    EXPECT_EQ(v.params.units_per_run.d, 224u / 4u) << "mirror " << mirror;
   }
   Call flips = imagenet(DType::Float32, Layout::NCHW);
-  for (int i = 0; i < 8; ++i) flips.mirrors.push_back(static_cast<std::uint8_t>(i % 2));
+  for (int i = 0; i < 8; ++i) flips.mirrors.push_back(static_cast<std::uint8_t>(i % 4));
+  EXPECT_EQ(flips.choose().path, KernelPath::vector);
+
+  Call readback(4, 1080, 1920, 4);  // a GL readback: BGRA, bottom row first
+  readback.transform.out_dtype = DType::Float16;
+  readback.transform.out_channels = 3;
+  readback.transform.channel_map[0] = 2, readback.transform.channel_map[2] = 0;
+  readback.transform.mirror = kMirrorY;
+  EXPECT_EQ(readback.choose().path, KernelPath::vector);
+
+  Call nhwc = imagenet(DType::BFloat16, Layout::NHWC);
+  nhwc.transform.mirror = kMirrorX;
+  EXPECT_EQ(nhwc.choose().path, KernelPath::window);
+  Call narrow(8, 224, 48, 3);  // rows of 48 pixels: no runs
+  narrow.transform.mirror = kMirrorY;
+  EXPECT_EQ(narrow.choose().path, KernelPath::window);
+  Call two = imagenet(DType::Float32, Layout::NHWC);  // 2 channels: no unit kernel
+  two.transform.out_channels = 2;
+  two.transform.mirror = kMirrorY;
+  EXPECT_EQ(two.choose().path, KernelPath::generic);
+}
+
+TEST(KernelChoice, CropPaddingAndChannelMapsTakeTheWindowKernel) {
+  Call flips = imagenet(DType::Float32, Layout::NCHW);  // flips with crops off the load width
+  for (int i = 0; i < 8; ++i) {
+    flips.mirrors.push_back(static_cast<std::uint8_t>(i % 2));
+    flips.crops.push_back(Rect{3 * i + 1, i, 200, 200});
+  }
   EXPECT_EQ(flips.choose().path, KernelPath::window);
 
   Call random_crop = imagenet(DType::Float32, Layout::NCHW);
@@ -109,11 +158,12 @@ TEST(KernelChoice, MirrorCropPaddingAndChannelMapsTakeTheWindowKernel) {
   EXPECT_EQ(b.path, KernelPath::window);
   EXPECT_EQ(b.window_shape, 3);
 
-  Call readback(4, 1080, 1920, 4);  // a GL readback: BGRA, bottom row first
+  Call readback(4, 1080, 1920, 4);  // a GL readback cropped off the load width
   readback.transform.out_dtype = DType::Float16;
   readback.transform.out_channels = 3;
   readback.transform.channel_map[0] = 2, readback.transform.channel_map[2] = 0;
   readback.transform.mirror = kMirrorY;
+  readback.transform.crop = Rect{1, 0, 1904, 1080};
   const KernelChoice r = readback.choose();
   EXPECT_EQ(r.path, KernelPath::window);
   EXPECT_EQ(r.window_shape, 0);
