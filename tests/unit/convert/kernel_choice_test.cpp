@@ -49,6 +49,13 @@ Call imagenet(DType dtype, Layout layout) {
   return c;
 }
 
+Call padded_window() {  // a window reaching 16 pixels past every edge
+  Call c = imagenet(DType::Float32, Layout::NCHW);
+  c.transform.crop = Rect{-16, -16, 256, 256};
+  c.transform.pad_outside = 1;
+  return c;
+}
+
 TEST(KernelChoice, BaseCasesTakeTheVectorKernel) {
   EXPECT_EQ(imagenet(DType::Float32, Layout::NCHW).choose().path, KernelPath::vector);
   EXPECT_EQ(imagenet(DType::Float16, Layout::NCHW).choose().path, KernelPath::vector);
@@ -82,10 +89,7 @@ TEST(KernelChoice, TheVectorKernelStepsFourUnitsAtATime) {
   const KernelChoice f = frame.choose();
   EXPECT_EQ(f.path, KernelPath::vector);
   EXPECT_EQ(f.vector_step, 1);
-  Call padded = imagenet(DType::Float32, Layout::NCHW);
-  padded.transform.crop = Rect{-16, -16, 256, 256};
-  padded.transform.pad_outside = 1;
-  const KernelChoice window = padded.choose();
+  const KernelChoice window = padded_window().choose();
   EXPECT_EQ(window.path, KernelPath::window);
   EXPECT_EQ(window.vector_step, 1);
 }
@@ -137,10 +141,7 @@ TEST(KernelChoice, CropPaddingAndChannelMapsTakeTheWindowKernel) {
   for (int i = 0; i < 8; ++i) random_crop.crops.push_back(Rect{3 * i + 1, i, 200, 200});
   EXPECT_EQ(random_crop.choose().path, KernelPath::window);
 
-  Call padded = imagenet(DType::Float32, Layout::NCHW);
-  padded.transform.crop = Rect{-16, -16, 256, 256};
-  padded.transform.pad_outside = 1;
-  EXPECT_EQ(padded.choose().path, KernelPath::window);
+  EXPECT_EQ(padded_window().choose().path, KernelPath::window);
 
   // NHWC output that is not the input stream, mirrored: the window kernel.
   Call pad4 = imagenet(DType::Float16, Layout::NHWC);
