@@ -90,8 +90,8 @@ bool choose_runs(const ConvertPlan& plan, KernelParams& p) {
 // `run_starts` are the source addresses of each sample's first run (NULL: the
 // uniform base + i * src_n form). Fills units and the divisors.
 bool choose_vector(KernelParams& p, DType dtype, const std::uintptr_t* run_starts, bool mirrored) {
-  if (dtype == DType::UInt8 || (p.c != 1 && p.c != 3 && p.c != 4) || (mirrored && p.out_nhwc)) return false;
-  const std::int64_t E = dtype == DType::Float32 ? 4 : 2, N = 16 / E;
+  if ((p.c != 1 && p.c != 3 && p.c != 4) || (p.out_nhwc && (mirrored || dtype == DType::UInt8))) return false;
+  const std::int64_t E = dtype == DType::Float32 ? 4 : dtype == DType::UInt8 ? 1 : 2, N = 16 / E;
   std::int64_t in_bytes = 0, units_per_run = 0;
   if (p.out_nhwc) {
     if (p.oct != p.c || p.oc != p.c) return false;

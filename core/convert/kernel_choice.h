@@ -1,8 +1,9 @@
 // Which CUDA conversion kernel takes a call, and its launch geometry: host
 // logic only (no CUDA headers), so every decision is unit-tested on every
 // machine (tests/unit/convert/kernel_choice_test.cpp). In order of preference:
-//   vector   aligned runs of whole 16-byte output units, float output, no
-//            mirror, window inside; NHWC only with the identity map
+//   vector   aligned runs of whole 16-byte output units, window inside;
+//            NCHW output of any dtype, mirrored or not; NHWC output of
+//            floats, unmirrored, with the identity map
 //   pixels   the same runs into NHWC output of 1, 3 or 4 channels with a
 //            channel map, padding to 4 or uint8 (runs on 4-byte words)
 //   window   any window (per sample, mirrored, reaching outside and padded),

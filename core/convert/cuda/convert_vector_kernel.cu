@@ -1,5 +1,5 @@
 // The vector conversion kernel: the fast path for float32/float16/bfloat16
-// output when the window is made of runs of contiguous interleaved pixels
+// output (and uint8 NCHW) when the window is made of runs of contiguous interleaved pixels
 // (packed images, or rows) and every run is a whole number of 16-byte output
 // units, aligned. With NCHW output the rows may be mirrored, in X or Y, per
 // batch or per sample.
@@ -34,10 +34,11 @@ namespace {
 
 constexpr int kThreads = 256;
 // Resident blocks per SM asked of ptxas (its register cap) for STEP 4: four
-// units' bytes need 64 registers (4 blocks).
-template <int C, bool NHWC, int STEP>
+// units' bytes need 64 registers (4 blocks); uint8 units of 48 or 64 bytes
+// (3 or 4 source channels) 128 (2 blocks).
+template <DType D, int C, bool NHWC, int STEP>
 constexpr int step_min_blocks() {
-  return 4;
+  return D == DType::UInt8 && C >= 3 ? 2 : 4;
 }
 
 // Input bytes of one unit.
@@ -71,14 +72,10 @@ __device__ __forceinline__ Words<IB> load_unit(const std::uint8_t* src) {
 
 // Stores 16 / E values as one 16-byte unit.
 template <DType D>
-__device__ __forceinline__ void store_unit(std::uint8_t* dst, const float (&v)[16 / elem_size<D>()]) {
-  uint4 u;
-  if constexpr (D == DType::Float32) {
-    u = make_uint4(__float_as_uint(v[0]), __float_as_uint(v[1]), __float_as_uint(v[2]), __float_as_uint(v[3]));
-  } else {
-    u = make_uint4(pack2<D>(v[0], v[1]), pack2<D>(v[2], v[3]), pack2<D>(v[4], v[5]), pack2<D>(v[6], v[7]));
-  }
-  *reinterpret_cast<uint4*>(dst) = u;
+__device__ __forceinline__ void store_unit(std::uint8_t* dst, const UnitValue<D> (&v)[16 / elem_size<D>()]) {
+  std::uint32_t w[4];
+  pack_vector<D>(v, w);
+  *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
 struct Coefficients {
@@ -171,24 +168,25 @@ __device__ __forceinline__ void store_vector_unit(const KernelParams& p,
 #pragma unroll
     for (int c = 0; c < 4; ++c) {
       if (c >= p.oct) break;
-      float v[N];
+      UnitValue<D> v[N];
       if (c < p.oc) {
         const unsigned m = static_cast<unsigned>(p.channel_map[c]);
 #pragma unroll
         for (int j = 0; j < N; ++j) {
           constexpr int W = IB / 4;
           const int first = (MIRROR_X ? N - 1 - j : j) * C, w = first / 4, at = first % 4;  // its channel 0: byte `at` of word w
-          float x;
-          if (at + C - 1 <= 3) {
-            x = byte_float(in.w[w], static_cast<unsigned>(at) + m);
+          const std::uint32_t hi = at + C - 1 <= 3 ? 0u : in.w[w + 1 < W ? w + 1 : w];
+          if constexpr (D == DType::UInt8) {
+            v[j] = __byte_perm(in.w[w], hi, static_cast<unsigned>(at) + m) & 0xFFu;
           } else {
-            x = byte_float2(in.w[w], in.w[w + 1 < W ? w + 1 : w], static_cast<unsigned>(at) + m);
+            const float x = at + C - 1 <= 3 ? byte_float(in.w[w], static_cast<unsigned>(at) + m)
+                                            : byte_float2(in.w[w], hi, static_cast<unsigned>(at) + m);
+            v[j] = affine(x, k.a[c], k.b[c]);
           }
-          v[j] = affine(x, k.a[c], k.b[c]);
         }
         store_unit<D>(out + c * p.out_c, v);
       } else {
-        const std::uint32_t bits = E == 4 ? p.pad_bits : (p.pad_bits | (p.pad_bits << 16));
+        const std::uint32_t bits = replicate<D>(p.pad_bits);
         *reinterpret_cast<uint4*>(out + c * p.out_c) = make_uint4(bits, bits, bits, bits);
       }
     }
@@ -232,7 +230,7 @@ __device__ __forceinline__ void convert_run_units_mirrored(const KernelParams& p
 // f32 NCHW 0.861 -> 0.882 (0.875), f16 NCHW 0.885 -> 0.905 (0.885), bf16
 // NHWC 0.866 -> 0.885 (0.870), gray->RGB f32 NCHW 0.83 -> 0.855 (0.847).
 template <DType D, int C, bool NHWC, int STEP>
-__global__ void __launch_bounds__(kThreads, STEP == 1 ? 1 : resident_blocks(step_min_blocks<C, NHWC, STEP>(), kThreads))
+__global__ void __launch_bounds__(kThreads, STEP == 1 ? 1 : resident_blocks(step_min_blocks<D, C, NHWC, STEP>(), kThreads))
     convert_vector_kernel(const KernelParams p) {
   if constexpr (STEP == 1) {
     const std::uint32_t stride = gridDim.x * kThreads;  // units < 2^31 and stride < 2^31: no wrap below
@@ -275,7 +273,12 @@ const void* kernel_for_step(int step) {
 
 template <DType D, int C>
 const void* kernel_for_layout(bool nhwc, int step) {
-  return nhwc ? kernel_for_step<D, C, true>(step) : kernel_for_step<D, C, false>(step);
+  if constexpr (D == DType::UInt8) {  // uint8 NHWC is the pixel-stream kernel's
+    if (nhwc) fail(Status::Internal, "vector conversion kernel for uint8 NHWC output does not exist");
+    return kernel_for_step<D, C, false>(step);
+  } else {
+    return nhwc ? kernel_for_step<D, C, true>(step) : kernel_for_step<D, C, false>(step);
+  }
 }
 
 template <DType D>
@@ -293,7 +296,7 @@ const void* pick_vector_kernel(DType dtype, int c, bool nhwc, int step) {
     case DType::Float32: return kernel_for_channels<DType::Float32>(c, nhwc, step);
     case DType::Float16: return kernel_for_channels<DType::Float16>(c, nhwc, step);
     case DType::BFloat16: return kernel_for_channels<DType::BFloat16>(c, nhwc, step);
-    case DType::UInt8: break;
+    case DType::UInt8: return kernel_for_channels<DType::UInt8>(c, nhwc, step);
   }
   fail(Status::Internal, "vector conversion kernel for dtype ", static_cast<int>(dtype), " does not exist");
 }

@@ -169,7 +169,9 @@ TEST(KernelChoice, CropPaddingAndChannelMapsTakeTheWindowKernel) {
   EXPECT_EQ(r.path, KernelPath::window);
   EXPECT_EQ(r.window_shape, 0);
 
-  Call u8 = imagenet(DType::UInt8, Layout::NCHW);
+  Call u8 = imagenet(DType::UInt8, Layout::NCHW);  // uint8 NCHW: the vector kernel, unless mirrored off the load width
+  EXPECT_EQ(u8.choose().path, KernelPath::vector);
+  u8.transform.crop = Rect{1, 0, 192, 224};
   EXPECT_EQ(u8.choose().path, KernelPath::window);
 }
 
