@@ -1,22 +1,33 @@
 #!/usr/bin/env python3
 """The Python module's per-call cost (issue 11 item 2): one 224x224x3 uint8
-image submitted, taken with from_dlpack and closed, on whatever device the
-context gets (the CPU backend without a GPU). Prints the median per call and,
-beside it, the same submit + wait + describe + release through the C ABI
-measured by the C helper ferry_bench_one_image (built by CMake next to this
-folder's build), on the same device in the same run, twice: reading the
-output's description, and holding the output through a tensor reference as a
-DLPack export does (the like-for-like row: torch.from_dlpack's capsule holds
-one). The difference is what the binding costs.
+image submitted, its output taken and the batch closed, on whatever device
+the context gets (the CPU backend without a GPU). The output is taken two
+ways: torch.from_dlpack(batch) (the README idiom) and batch.torch() (the
+same tensor, without torch.from_dlpack's own stream lookup); without torch,
+NumPy's from_dlpack. Beside them, the same submit + wait + release through
+the C ABI, taking the output two ways too: its description read from the
+batch, and held through a tensor reference as a DLPack export holds it (the
+like-for-like row). And what torch.from_dlpack costs on a tensor torch made
+itself: the consumer's share of the exchange, which no producer can shed.
 
-  python3 bench/python/hot_path_bench.py [--calls 2000] [--repeats 7] [--device cpu|cuda|auto]
-                                         [--helper build/bench/python/ferry_bench_one_image]
+The C rows run in this process, through ctypes, from the library
+libferry_bench_one_image.so that CMake builds beside the program
+ferry_bench_one_image (bench/python/one_image_latency.c), alternated with the
+Python rows: --rounds runs of --calls calls of each row, one after the other,
+so that each round's rows see the same machine (a virtual machine's speed
+drifts by half from process to process and over seconds). Printed: each
+row's median over the rounds (wall clock / the calling thread's CPU time),
+and the median over the rounds of each Python row minus the C tensor row of
+its round.
+
+  python3 bench/python/hot_path_bench.py [--calls 1000] [--rounds 15]
+      [--device cpu|cuda|auto] [--helper build/bench/python/libferry_bench_one_image.so]
 """
 import argparse
+import ctypes
 import glob
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -26,107 +37,134 @@ import ferry
 
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
 HERE = os.path.dirname(os.path.abspath(__file__))
+LIBRARY = "libferry_bench_one_image.so"
 
 
 def find_helper(explicit):
-    """The C helper: --helper, else the newest build*/bench/python/ferry_bench_one_image."""
+    """The C helper library: --helper (the library, or the program beside it),
+    else the newest build*/bench/python/libferry_bench_one_image.so; None if none."""
     if explicit:
-        return explicit
+        path = explicit if explicit.endswith(".so") else os.path.join(os.path.dirname(explicit), LIBRARY)
+        return path if os.path.exists(path) else None
     root = os.path.dirname(os.path.dirname(HERE))
-    found = glob.glob(os.path.join(root, "build*", "bench", "python", "ferry_bench_one_image"))
+    found = glob.glob(os.path.join(root, "build*", "bench", "python", LIBRARY))
     return max(found, key=os.path.getmtime) if found else None
 
 
-def c_abi_us(helper, device, calls, repeats):
-    """The helper's median microseconds per call, each (wall clock, calling
-    thread's CPU): {"describe": submit + wait + describe + release,
-    "tensor": the same with the output held by a tensor reference, as a
-    DLPack export holds it (what torch.from_dlpack costs ferry in C)}."""
-    out = subprocess.run([helper, device, str(calls), str(repeats)], check=True, text=True,
-                         stdout=subprocess.PIPE).stdout
-    figures = dict(line.split() for line in out.splitlines() if line.endswith(tuple("0123456789")))
-    names = ("us_per_call", "cpu_us_per_call", "tensor_us_per_call", "tensor_cpu_us_per_call")
-    if any(name not in figures for name in names):
-        raise RuntimeError(f"{helper} did not print every line of {names}:\n{out}")
-    return {"describe": (float(figures["us_per_call"]), float(figures["cpu_us_per_call"])),
-            "tensor": (float(figures["tensor_us_per_call"]), float(figures["tensor_cpu_us_per_call"]))}
+def c_abi_rows(library, where):
+    """{row: run(calls) -> (wall us, cpu us) per call} for the C ABI's two rows."""
+    run = ctypes.CDLL(library).ferry_bench_one_image_us
+    run.restype = ctypes.c_double
+    run.argtypes = (ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_double))
+
+    def row(as_tensor):
+        def calls_of(calls):
+            cpu = ctypes.c_double()
+            wall = run(where.encode(), as_tensor, calls, ctypes.byref(cpu))
+            if wall < 0:
+                raise RuntimeError(f"{library}: the C ABI calls failed (the error is printed above)")
+            return wall, cpu.value
+        return calls_of
+    return {"c abi, describe": row(0), "c abi, tensor": row(1)}
 
 
-def print_comparison(python, c):
-    """The module's cost beside the C ABI's (pipeline_bench.py prints the same)."""
-    print(f"  c abi, submit + wait + describe + release:             {c['describe'][0]:8.1f} / {c['describe'][1]:6.1f}")
-    print(f"  c abi, the same through a tensor reference (DLPack's): {c['tensor'][0]:8.1f} / {c['tensor'][1]:6.1f}")
-    for name, key in (("tensor reference", "tensor"), ("describe only", "describe")):
-        print(f"  python - c abi ({name}): {python[0] - c[key][0]:+.1f} / {python[1] - c[key][1]:+.1f} us per call"
-              + ("  (target: at most +10)" if key == "tensor" else ""))
+def timed(one, calls):
+    """Microseconds per call of one(), `calls` times: (wall clock, this thread's CPU time)."""
+    start, start_cpu = time.perf_counter(), time.thread_time()
+    for _ in range(calls):
+        one()
+    return (time.perf_counter() - start) / calls * 1e6, (time.thread_time() - start_cpu) / calls * 1e6
 
 
-def python_us(device, calls, repeats, consume):
-    """Median microseconds of submit + wait + from_dlpack + close through the
-    module: (wall clock, this thread's CPU time)."""
+def python_rows(ctx):
+    """{row: run(calls)} for the module's rows on `ctx` (and torch's own
+    protocol cost where torch imports)."""
     image = np.random.default_rng(0).integers(0, 256, (224, 224, 3), dtype=np.uint8)
-    with ferry.Context(device) as ctx:
-        stream = None
+    stream = None
+    try:
+        import torch
+    except ImportError:
         if ctx.device == ferry.Device.CUDA:
-            import torch
-            stream = torch.cuda.current_stream()
+            raise
+        torch = None
+    if ctx.device == ferry.Device.CUDA:
+        stream = torch.cuda.current_stream()
 
-        def one():  # the C helper's steps: submit (hand-off), wait, describe (from_dlpack), release
+    def submitted(consume):
+        def one():  # the C rows' steps: submit (hand-off), wait, take the output, release
             with ctx.submit(image, mean=MEAN, std=STD, stream=stream) as batch:
                 batch.wait()
                 consume(batch)
-
-        for _ in range(50):
-            one()
-        runs, cpu = [], []
-        for _ in range(repeats):
-            start, start_cpu = time.perf_counter(), time.thread_time()
-            for _ in range(calls):
-                one()
-            runs.append((time.perf_counter() - start) / calls * 1e6)
-            cpu.append((time.thread_time() - start_cpu) / calls * 1e6)
-        return (statistics.median(runs), statistics.median(cpu)), ctx.device
+        return lambda calls: timed(one, calls)
+    if torch is None:
+        return {"python, numpy.from_dlpack(batch)": submitted(np.from_dlpack)}
+    own = torch.zeros((1, 3, 224, 224), device="cuda" if ctx.device == ferry.Device.CUDA else "cpu")
+    rows = {"python, torch.from_dlpack(batch)": submitted(torch.from_dlpack)}
+    if hasattr(ferry.Batch, "torch"):  # not in a module before 0.3 (a baseline run)
+        rows["python, batch.torch()"] = submitted(ferry.Batch.torch)
+    rows["torch.from_dlpack of torch's own tensor"] = lambda calls: timed(lambda: torch.from_dlpack(own), calls)
+    return rows
 
 
-def consumer(device):
-    """torch.from_dlpack where torch imports (the README idiom), else NumPy's."""
-    try:
-        import torch
-        return torch.from_dlpack, "torch.from_dlpack"
-    except ImportError:
-        if device == ferry.Device.CUDA:
-            raise
-        return np.from_dlpack, "numpy.from_dlpack"
+def one_image_table(device, library, calls=1000, rounds=15):
+    """Measures and prints the table (see the top of this file); returns
+    {row: (wall us, cpu us)} medians, {"python, ... - c abi, tensor": (wall, cpu)}
+    median differences, and "device"."""
+    with ferry.Context(device) as ctx:
+        where = "cuda" if ctx.device == ferry.Device.CUDA else "cpu"
+        rows = dict(c_abi_rows(library, where)) if library else {}
+        rows.update(python_rows(ctx))
+        for run in rows.values():  # warm-up: caches, the transform, torch's lazy init
+            run(max(calls // 10, 20))
+        figures = {name: [] for name in rows}
+        names = list(rows)
+        for r in range(rounds):
+            for name in names[r % len(names):] + names[:r % len(names)]:  # each row first in turn
+                figures[name].append(rows[name](calls))
+    table = {name: (statistics.median(w for w, _ in f), statistics.median(c for _, c in f))
+             for name, f in figures.items()}
+    print(f"one 224x224x3 uint8 image -> normalized f32 NCHW on {where}: submit + wait + take the output + close, "
+          f"us per call (wall clock / the calling thread's CPU), medians of {rounds} rounds of {calls} calls of "
+          f"each row, the rows alternated in one process")
+    for name, (wall, cpu) in table.items():
+        print(f"  {name:56s} {wall:8.1f} / {cpu:6.1f}")
+    if "c abi, tensor" in figures:
+        print("  the module over the C ABI through a tensor reference (as a DLPack export holds the output), "
+              "median over the rounds of the difference within each round (target: at most +10):")
+        base = figures["c abi, tensor"]
+        for name, f in figures.items():
+            if name.startswith("python"):
+                wall = statistics.median(p[0] - c[0] for p, c in zip(f, base))
+                cpu = statistics.median(p[1] - c[1] for p, c in zip(f, base))
+                table[f"{name} - c abi, tensor"] = (wall, cpu)
+                print(f"    {name[8:]:54s} {wall:+8.1f} / {cpu:+6.1f}")
+    table["device"] = where
+    return table
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--calls", type=int, default=2000)
-    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--calls", type=int, default=1000, help="calls of a row in a round")
+    ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
-    ap.add_argument("--helper", default=None, help="the C helper ferry_bench_one_image")
+    ap.add_argument("--helper", default=None, help="libferry_bench_one_image.so, or the program beside it")
     ap.add_argument("--profile", action="store_true", help="cProfile the Python calls instead")
     a = ap.parse_args()
     device = {"auto": ferry.Device.AUTO, "cpu": ferry.Device.CPU, "cuda": ferry.Device.CUDA}[a.device]
-    consume, consumer_name = consumer(device)
     if a.profile:
         import cProfile
         import pstats
-        profile = cProfile.Profile()
-        profile.runcall(python_us, device, a.calls, 1, consume)
+        with ferry.Context(device) as ctx:
+            run = next(iter(python_rows(ctx).values()))
+            profile = cProfile.Profile()
+            profile.runcall(run, a.calls)
         pstats.Stats(profile).sort_stats("tottime").print_stats(25)
         return 0
-    py, resolved = python_us(device, a.calls, a.repeats, consume)
-    where = "cuda" if resolved == ferry.Device.CUDA else "cpu"
-    print(f"hot_path_bench: one 224x224x3 uint8 image -> normalized f32 NCHW on {where}, "
-          f"median of {a.repeats} x {a.calls} calls; us per call, wall clock / the calling thread's CPU time")
-    print(f"  python: submit + wait + {consumer_name} + close {py[0]:8.1f} / {py[1]:6.1f}")
-    helper = find_helper(a.helper)
-    if helper is None or not os.path.exists(helper):
-        print("  c abi: helper ferry_bench_one_image not found (build it: cmake --build <build> "
-              "--target ferry_bench_one_image, or pass --helper)")
-        return 0
-    print_comparison(py, c_abi_us(helper, where, a.calls, a.repeats))
+    library = find_helper(a.helper)
+    if library is None:
+        print(f"hot_path_bench: {LIBRARY} not found (build it: cmake --build <build> --target "
+              "ferry_bench_one_image_lib, or pass --helper); the Python rows alone:")
+    one_image_table(device, library, a.calls, a.rounds)
     return 0
 
 

@@ -11,11 +11,14 @@ cudaMemcpy of the same bytes (torch's copy_ from pinned memory) in this run.
 
 Rows: the bus limit; PyTorch pageable .to() + GPU normalize (naive);
 pre-pinned + GPU normalize (best practice); side-stream prefetch from
-pre-pinned (copy of k+1 on a side stream while k is normalized); ferry one
+pre-pinned (copy of k+1 on a side stream while k is normalized), and from
+pageable batches pinned by a thread two ahead (DataLoader's pin_memory=True,
+the PyTorch way that reads pageable memory as ferry's pageable rows do); ferry one
 batch at a time (the README's quick start); ferry's PrefetchLoader over a list
-of host batches, depth 2, pinned and pageable sources. Then one image: submit
-+ wait + from_dlpack + close from Python beside the same through the C ABI
-(the C helper ferry_bench_one_image, built by CMake, --helper). With
+of host batches, depth 2, pinned and pageable sources. Then one image
+(hot_path_bench.py's table): submit + wait + torch.from_dlpack(batch) or
+batch.torch() + close from Python beside the same through the C ABI (the C
+helper ferry_bench_one_image, built by CMake, --helper). With
 torchvision, a ResNet-18 training loop (bf16 autocast, channels_last): images/s
 of each way of feeding it over the same loop with the data already on the GPU.
 
@@ -23,6 +26,9 @@ of each way of feeding it over the same loop with the data already on the GPU.
       [--n 256 --h 224 --w 224] [--iters 20] [--repeats 5] [--helper PATH] [--json out.json]
 """
 import argparse
+import collections
+import concurrent.futures
+import itertools
 import json
 import os
 import statistics
@@ -54,7 +60,7 @@ def main():
         print("pipeline_bench: SKIPPED (no CUDA device)")
         return 0
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from hot_path_bench import c_abi_us, find_helper, print_comparison, python_us  # this folder's one-image timing
+    from hot_path_bench import find_helper, one_image_table  # this folder's one-image timing
 
     dev = torch.device("cuda")
     shape = (a.n, a.h, a.w, 3)
@@ -106,11 +112,11 @@ def main():
         side = torch.cuda.Stream()
         main = torch.cuda.current_stream()
         nxt = None
-        for k in range(len(batches) + 1):
+        for item in itertools.chain(batches, [None]):
             cur = nxt
-            if k < len(batches):
+            if item is not None:
                 with torch.cuda.stream(side):
-                    nxt = batches[k][0].to(dev, non_blocking=True), batches[k][1].to(dev, non_blocking=True)
+                    nxt = item[0].to(dev, non_blocking=True), item[1].to(dev, non_blocking=True)
             if cur is not None:
                 main.wait_stream(side)
                 x = gpu_norm(cur[0])
@@ -121,6 +127,22 @@ def main():
     pinned_items = [(pinned, labels.pin_memory())] * a.iters
     add("PyTorch side-stream prefetch, pre-pinned (timm's PrefetchLoader)",
         timed(lambda: side_stream_prefetch(pinned_items)))
+    pageable_torch = [host.clone() for _ in range(4)]  # distinct pageable batches, as a loader yields them
+
+    def pinned_by_a_thread(depth=2):
+        """DataLoader(pin_memory=True)'s pin thread: each pageable batch copied into
+        pinned memory (torch's caching host allocator) on a thread, `depth` ahead."""
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            def pin(k):
+                return pageable_torch[k % 4].pin_memory(), labels.pin_memory()
+            pending = collections.deque(pool.submit(pin, k) for k in range(min(depth, a.iters)))
+            for k in range(a.iters):
+                item = pending.popleft().result()
+                if k + depth < a.iters:
+                    pending.append(pool.submit(pin, k + depth))
+                yield item
+    add("PyTorch side-stream prefetch, pageable (a pin thread, DataLoader's pin_memory=True)",
+        timed(lambda: side_stream_prefetch(pinned_by_a_thread())))
 
     # ---- ferry through the module ----
     with ferry.Context(ferry.Device.CUDA) as ctx:
@@ -157,23 +179,17 @@ def main():
             print(f"{r['name']:66s} {r['ms_per_batch']:9.3f} {r['gbps']:8.2f} {r['ratio_to_limit']:8.3f} "
                   f"{r['ratio_to_best_practice']:16.3f}")
         print("targets: ferry pinned >= 0.97 of the limit; pageable within 0.03 of ferry-bench's pageable ratio "
-              "(C++, same machine); both >= the side-stream prefetch row")
+              "(C++, same machine); both >= the side-stream prefetch row (ferry's pageable row: against "
+              "the pageable side-stream row, the one that reads pageable memory too)")
 
         # ---- one image: the module's cost over the C ABI's ----
-        latency = {}
-        (py_wall, py_cpu), _ = python_us(ferry.Device.CUDA, 2000, 7, torch.from_dlpack)
-        latency["python_us"], latency["python_cpu_us"] = py_wall, py_cpu
+        print()
         helper = find_helper(a.helper)
-        print("\none 224x224x3 image, submit + wait + from_dlpack/describe + close, us per call (wall / CPU):")
-        print(f"  python module {py_wall:8.1f} / {py_cpu:6.1f}")
-        if helper and os.path.exists(helper):
-            c = c_abi_us(helper, "cuda", 2000, 7)
-            latency["c_abi_us"], latency["c_abi_cpu_us"] = c["describe"]
-            latency["c_abi_tensor_us"], latency["c_abi_tensor_cpu_us"] = c["tensor"]
-            print_comparison((py_wall, py_cpu), c)
-        else:
-            print("  c abi: ferry_bench_one_image not found (cmake --build <build> --target ferry_bench_one_image, "
-                  "or --helper PATH)")
+        if not (helper and os.path.exists(helper)):
+            print("c abi: ferry_bench_one_image not found (cmake --build <build> --target ferry_bench_one_image, "
+                  "or --helper PATH); the Python rows alone:")
+            helper = None
+        latency = one_image_table(ferry.Device.CUDA, helper)
 
         # ---- ResNet-18 ----
         model_rows = resnet_rows(a, torch, ferry, ctx, host, pinned, fpinned, pageable, labels, gpu_norm,

@@ -15,6 +15,7 @@
 
 #include "ferry/ferry.h"
 #include "ferry_support.h"
+#include "held_references.h"
 
 namespace ferry_py {
 
@@ -55,39 +56,6 @@ struct Export {
   DLManagedTensor legacy;
   DLManagedTensorVersioned versioned;
 };
-
-/* Whether Python objects may still be touched from a thread of ferry's. At
- * interpreter exit the reference is leaked instead (the process is ending). */
-inline bool python_alive() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsInitialized() && !Py_IsFinalizing();
-#else
-  return Py_IsInitialized() && !_Py_IsFinalizing();
-#endif
-}
-
-/* A thread of ferry's (the completion thread) keeps one Python thread state
- * for its life. PyGILState_Ensure on a thread without one creates it, and the
- * matching Release destroys it: on every completed batch, that cost more than
- * the decref itself. The first Ensure here is never released (its thread
- * state stays bound to the thread); the GIL is given back at once. A Python
- * thread has a thread state of its own and needs none. */
-inline void keep_thread_state() {
-  thread_local bool kept = false;
-  if (kept || PyGILState_GetThisThreadState() != nullptr) return;
-  (void)PyGILState_Ensure();
-  (void)PyEval_SaveThread();
-  kept = true;
-}
-
-/* Drops a Python reference from any thread (a ferry thread has no GIL). */
-inline void decref_anywhere(PyObject* object) {
-  if (object == nullptr || !python_alive()) return;
-  keep_thread_state();
-  PyGILState_STATE gil = PyGILState_Ensure();
-  Py_DECREF(object);
-  PyGILState_Release(gil);
-}
 
 inline void release_export(Export* e) {
   if (e == nullptr) return;

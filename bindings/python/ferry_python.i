@@ -195,10 +195,12 @@ FERRY_PY_SEQUENCE(uint8_t, PyLong_AsUnsignedLong, "B")
 %ignore ferry_context_s::submit_and_wait_source;
 
 %{
-/* The completion callback of submit_holding: drops the objects the batch
- * reads and writes (source, caller's output), once ferry is done with them. */
+/* The completion callback of submit_holding: the objects the batch reads
+ * and writes (source, caller's output) are dropped by a Python thread once
+ * ferry is done with them (held_references.h: never the GIL on ferry's
+ * completion thread, which would contend with the waiter it wakes). */
 static void ferry_py_drop_held(ferry_batch_t, ferry_status, void* held) {
-  ferry_py::decref_anywhere(static_cast<PyObject*>(held));
+  ferry_py::release_later(static_cast<PyObject*>(held));
 }
 
 /* A batch made by `launch(&batch, options)` (ferry_batch_submit,
@@ -215,6 +217,7 @@ static ferry_batch_t ferry_py_launch_holding(const ferry_submit_options* options
     ferry_binding::fail(FERRY_ERR_INVALID_ARGUMENT, "options.callback is set: submit_holding uses its own");
   with_callback.callback = ferry_py_drop_held;
   with_callback.user_data = held;
+  ferry_py::release_deferred();  /* earlier batches' objects, while the GIL is held anyway */
   Py_INCREF(held);
   ferry_batch_t batch = NULL;
   ferry_status status;
@@ -292,6 +295,7 @@ static bool ferry_py_source_from_buffer(ferry_source* src, const Py_buffer& view
  * it themselves around the ferry call that can block) ---- */
 %nothread set_error_classes;
 %nothread dlpack_capsule;
+%nothread release_held;
 %nothread ferry_context_s::submit_holding;
 %nothread ferry_context_s::submit_array;
 %newobject ferry_context_s::submit_holding;
@@ -424,6 +428,11 @@ unsigned long long retain_output(ferry_batch_s* batch) {
 /* ferry_tensor_release; never raises (used from __del__). */
 void release_output(unsigned long long reference) {
   (void)ferry_tensor_release((ferry_tensor_t)(uintptr_t)reference);
+}
+/* Drops now the objects of completed batches that wait for a Python thread
+ * (held_references.h); Context.close() calls it once its batches are done. */
+void release_held() {
+  ferry_py::release_deferred();
 }
 %}
 

@@ -117,6 +117,7 @@ struct ferry_py_augmented {
     }
     options.callback = ferry_py_drop_held;
     options.user_data = held;
+    ferry_py::release_deferred();  /* earlier batches' objects, while the GIL is held anyway */
     ferry_transform plain;
     if (transform == NULL) ferry_transform_init(&plain, sizeof plain);
     std::unique_ptr<ferry_py_augmented> call;

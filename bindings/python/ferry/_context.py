@@ -173,9 +173,11 @@ class Context:
             what each sample drew is ``batch.augment_params``, written
             before this returns (ferry/_augment.py says its fields).
         """
-        spec = _spec(transform, transform_kwargs)
-        aug = augment_of(augment, spec)
-        handoff = stream_address(stream)
+        # The common case (keywords, a NumPy array, ferry's output) is written for a one-image
+        # call's cost (issue 11): each step below is inlined where a helper call would cost more.
+        spec = cached_transform(transform_kwargs) if transform is None else _spec(transform, transform_kwargs)
+        aug = spec.augment if augment is None else check_augment(augment)
+        handoff = stream if stream is None or type(stream) is int else stream_address(stream)
         frame = None  # a camera or video frame (ferry/_frames.py); checked only where a keyword is given
         if format is not None or planes is not None or size is not None or color_matrix is not None or \
                 color_range is not None or chroma_filter is not None:
@@ -183,10 +185,12 @@ class Context:
         if out is None and frame is None and aug is None and not isinstance(source, (list, tuple)):
             # The common case in one crossing (ferry_python.i: submit_array); None where the
             # general path below must look at the source, or build the transform first.
-            array = _torch_as_numpy(source) if _is_torch(source) else source
+            array = _torch_as_numpy(source) if type(source).__module__.startswith("torch") else source
             layout = source_layout if type(source_layout) is Layout else parse_layout(source_layout, "source_layout")
-            handle = self._h.submit_array(array, int(layout), spec.built, handoff, int(priority),
-                                          int(SourcePolicy(source_policy)), int(chunk_bytes))
+            policy = source_policy if type(source_policy) is SourcePolicy else SourcePolicy(source_policy)
+            handle = self._h.submit_array(array, int(layout), spec.built, handoff,
+                                          priority if type(priority) is int else int(priority), int(policy),
+                                          chunk_bytes if type(chunk_bytes) is int else int(chunk_bytes))
             if handle is not None:
                 return Batch(handle, self, None, handoff)
         src, keepalive = make_frame_source(source, source_layout, frame, planes)
@@ -283,6 +287,7 @@ class Context:
             self._closed = True
             self._registered.clear()
             _swig._ferry_swig.delete_Context(self._h)  # the proxy keeps the (now invalid) handle id
+            _swig.release_held()  # the sources its batches held, dropped now, not at the next submit
 
     @property
     def closed(self) -> bool:

@@ -318,3 +318,25 @@ def test_transform_repr_is_python():
     assert text.startswith("ferry.Transform(dtype=ferry.DType.FLOAT16, layout=ferry.Layout.NHWC")
     again = eval(text, {"ferry": ferry})
     assert repr(again) == text
+
+
+def test_keywords_reused_as_objects_follow_their_values(ctx, images):
+    # Context.submit finds the last keyword set's transform by its values' identity when they
+    # are immutable (a loop's constants); a list changed between calls must be read anew.
+    mean = [0.1, 0.2, 0.3]
+    first = convert(ctx, images, mean=mean, std=STD)
+    mean[0] = 0.9
+    second = convert(ctx, images, mean=mean, std=STD)
+    np.testing.assert_allclose(first, reference(images, [0.1, 0.2, 0.3], STD), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(second, reference(images, [0.9, 0.2, 0.3], STD), rtol=1e-6, atol=1e-6)
+    constant = (0.5, 0.25, 0.125)
+    for _ in range(3):  # the same tuple object each time
+        np.testing.assert_allclose(convert(ctx, images, mean=constant), reference(images, constant),
+                                   rtol=1e-6, atol=1e-6)
+    # Then other objects with the same names: never the remembered spec.
+    np.testing.assert_allclose(convert(ctx, images, mean=(0.25, 0.25, 0.25)), reference(images, 0.25),
+                               rtol=1e-6, atol=1e-6)
+    with pytest.raises(ferry.InvalidArgumentError, match="crop"):
+        ctx.submit(images, crop=(0, 0, 2.5, 2))
+    with ctx.submit(images, crop=(0, 0, 2, 2)) as batch:
+        assert batch.shape == (2, 3, 2, 2)

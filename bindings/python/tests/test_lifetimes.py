@@ -99,6 +99,22 @@ def test_torch_from_dlpack_after_context_close():
     del junk
 
 
+def test_batch_torch_is_from_dlpack_and_outlives_close():
+    torch = pytest.importorskip("torch")
+    src = images(4)
+    with ferry.Context(ferry.Device.CPU) as ctx:
+        with ctx.submit(src, mean=MEAN, std=STD) as batch:
+            x = batch.torch()
+            y = torch.from_dlpack(batch)
+        with pytest.raises(ferry.InvalidHandleError, match="closed"):
+            batch.torch()
+    junk = [np.full(x.numel(), 7.0, np.float32) for _ in range(4)]  # freed memory would show
+    assert x.dtype == torch.float32 and tuple(x.shape) == (8, 3, 64, 80)
+    np.testing.assert_array_equal(x.numpy(), y.numpy())
+    np.testing.assert_allclose(x.numpy(), reference(src), rtol=1e-6, atol=1e-6)
+    del junk
+
+
 def test_dlpack_capsule_unconsumed_releases_reference():
     with ferry.Context(ferry.Device.CPU) as ctx:
         before = ctx.stats()["device_in_use_bytes"]
@@ -172,6 +188,44 @@ def test_dropped_batches_keep_their_sources_alive():
     assert rc == 0 and "ok" in out, f"exit {rc}: {out}"
 
 
+def settles(condition, timeout=10.0):
+    """condition() becomes true while this thread runs Python (the interpreter
+    runs the binding's pending release between bytecodes)."""
+    import time
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.001)
+    return condition()
+
+
+def test_completed_batches_let_their_sources_go():
+    # ferry's completion thread queues a batch's held source for a Python thread to drop
+    # (it never takes the GIL itself): the main thread drops it without any further call.
+    import weakref
+    with ferry.Context(ferry.Device.CPU) as ctx:
+        src = images(20)
+        gone = weakref.ref(src)
+        ctx.submit(src, mean=MEAN, std=STD).wait().close()
+        del src
+        assert settles(lambda: gone() is None), "the source of a completed batch is still held"
+        # From another thread, while the main thread waits in join() (no bytecodes run): the
+        # next submit drops it, and so does the context's close.
+        sources = [images(21 + i) for i in range(3)]
+        refs = [weakref.ref(s) for s in sources]
+
+        def work(batch_sources):
+            for s in batch_sources:
+                ctx.submit(s).wait().close()
+        import threading
+        thread = threading.Thread(target=work, args=(sources,))
+        del sources
+        thread.start()
+        thread.join()
+        del thread
+        assert refs[0]() is None or settles(lambda: refs[0]() is None)
+    assert all(r() is None for r in refs), "a closed context's batches still hold their sources"
+
+
 def test_a_context_left_open_at_exit_exits_cleanly():
     # The last batch's held source is dropped by ferry's completion thread just after wait()
     # returns: at interpreter exit that raced Python's finalization and aborted the process.
@@ -235,6 +289,23 @@ def test_gpu_torch_tensor_after_context_close():
     filler = torch.full((64 << 20,), 3.0, device="cuda")  # reuse of freed memory would show
     np.testing.assert_allclose(x.cpu().numpy(), reference(src), rtol=1e-5, atol=1e-5)
     del filler
+
+
+@needs_gpu
+def test_gpu_batch_torch_on_another_current_stream():
+    # batch.torch() asks torch for its current stream itself: a batch handed off to one
+    # stream and taken on another must be ordered on that other stream too.
+    torch = pytest.importorskip("torch")
+    src = images(13, n=16, h=224, w=224)
+    first, second = torch.cuda.Stream(), torch.cuda.Stream()
+    with ferry.Context(ferry.Device.CUDA) as ctx:
+        with ctx.submit(src, mean=MEAN, std=STD, stream=first) as batch:
+            with torch.cuda.stream(second):
+                torch.cuda._sleep(200_000_000)  # the consumer's stream is busy: its wait must hold
+                x = batch.torch()
+                y = x * 1  # read on `second`, after the batch
+        second.synchronize()
+    np.testing.assert_allclose(y.cpu().numpy(), reference(src), rtol=1e-5, atol=1e-5)
 
 
 @needs_gpu
