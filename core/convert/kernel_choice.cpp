@@ -84,6 +84,35 @@ bool choose_runs(const ConvertPlan& plan, KernelParams& p) {
   return true;
 }
 
+// The unit kernels' (vector, pixels) output: every run's first element on 16 bytes.
+bool output_runs_aligned(const KernelParams& p) {
+  const std::uintptr_t out0 = reinterpret_cast<std::uintptr_t>(p.out) + static_cast<std::uintptr_t>(p.first * p.out_n);
+  return aligned(out0, 16) && (p.count <= 1 || aligned(static_cast<std::uint64_t>(p.out_n), 16)) &&
+         (p.runs_per_sample <= 1 || aligned(static_cast<std::uint64_t>(p.out_h), 16));
+}
+
+// The unit kernels' source: every run's first byte on `alignment` bytes.
+// `run_starts` as for choose_vector.
+bool source_runs_aligned(const KernelParams& p, const std::uintptr_t* run_starts, std::uint64_t alignment) {
+  if (p.runs_per_sample > 1 && !aligned(static_cast<std::uint64_t>(p.src_h), alignment)) return false;
+  if (run_starts != nullptr) {
+    for (std::int64_t i = 0; i < p.count; ++i)
+      if (!aligned(run_starts[i], alignment)) return false;
+    return true;
+  }
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p.base) +
+                               static_cast<std::uintptr_t>(p.crop_y * p.src_h + std::int64_t{p.crop_x} * p.c);
+  return aligned(first, alignment) && (p.count <= 1 || aligned(static_cast<std::uint64_t>(p.src_n), alignment));
+}
+
+// A unit kernel's unit count and divisors, `units_per_run` in each run (the
+// caller has checked both against its index limit).
+void set_units(KernelParams& p, std::int64_t units, std::int64_t units_per_run) {
+  p.units = static_cast<std::uint32_t>(units);
+  p.units_per_run = FastDiv(static_cast<std::uint32_t>(units_per_run));
+  p.runs_per_sample_div = FastDiv(static_cast<std::uint32_t>(p.runs_per_sample));
+}
+
 // Whether the vector kernel can take a call whose run geometry (run_len,
 // runs_per_sample) is set: alignment of every run's first source byte and
 // output element, whole units per run, identity channel map for NHWC output.
@@ -107,27 +136,11 @@ bool choose_vector(KernelParams& p, DType dtype, const std::uintptr_t* run_start
     units_per_run = p.run_len / N;
   }
   const std::uint64_t A = static_cast<std::uint64_t>(load_width(static_cast<int>(in_bytes)));
-  // Output: every run's first element on 16 bytes.
-  const std::uintptr_t out0 = reinterpret_cast<std::uintptr_t>(p.out) + static_cast<std::uintptr_t>(p.first * p.out_n);
-  if (!aligned(out0, 16) || (p.count > 1 && !aligned(static_cast<std::uint64_t>(p.out_n), 16)) ||
-      (p.runs_per_sample > 1 && !aligned(static_cast<std::uint64_t>(p.out_h), 16)))
-    return false;
-  // Source: every run's first byte on A bytes.
-  if (p.runs_per_sample > 1 && !aligned(static_cast<std::uint64_t>(p.src_h), A)) return false;
-  if (run_starts != nullptr) {
-    for (std::int64_t i = 0; i < p.count; ++i)
-      if (!aligned(run_starts[i], A)) return false;
-  } else {
-    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p.base) +
-                                 static_cast<std::uintptr_t>(p.crop_y * p.src_h + std::int64_t{p.crop_x} * p.c);
-    if (!aligned(first, A) || (p.count > 1 && !aligned(static_cast<std::uint64_t>(p.src_n), A))) return false;
-  }
+  if (!output_runs_aligned(p) || !source_runs_aligned(p, run_starts, A)) return false;
   const std::int64_t runs = p.count * p.runs_per_sample, units = runs * units_per_run;
   constexpr std::int64_t limit = std::int64_t{1} << 31;
   if (units_per_run >= limit || p.runs_per_sample >= limit || units >= limit) return false;
-  p.units = static_cast<std::uint32_t>(units);
-  p.units_per_run = FastDiv(static_cast<std::uint32_t>(units_per_run));
-  p.runs_per_sample_div = FastDiv(static_cast<std::uint32_t>(p.runs_per_sample));
+  set_units(p, units, units_per_run);
   return true;
 }
 
@@ -143,19 +156,7 @@ bool choose_pixels(KernelParams& p, DType dtype, const std::uintptr_t* run_start
   const std::int64_t elements = p.run_len * p.oct;
   if (elements % N != 0 || elements >= kIndexLimit || !aligned(static_cast<std::uint64_t>(p.run_len * p.c), 4))
     return false;
-  const std::uintptr_t out0 = reinterpret_cast<std::uintptr_t>(p.out) + static_cast<std::uintptr_t>(p.first * p.out_n);
-  if (!aligned(out0, 16) || (p.count > 1 && !aligned(static_cast<std::uint64_t>(p.out_n), 16)) ||
-      (p.runs_per_sample > 1 && !aligned(static_cast<std::uint64_t>(p.out_h), 16)))
-    return false;
-  if (p.runs_per_sample > 1 && !aligned(static_cast<std::uint64_t>(p.src_h), 4)) return false;
-  if (run_starts != nullptr) {
-    for (std::int64_t i = 0; i < p.count; ++i)
-      if (!aligned(run_starts[i], 4)) return false;
-  } else {
-    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p.base) +
-                                 static_cast<std::uintptr_t>(p.crop_y * p.src_h + std::int64_t{p.crop_x} * p.c);
-    if (!aligned(first, 4) || (p.count > 1 && !aligned(static_cast<std::uint64_t>(p.src_n), 4))) return false;
-  }
+  if (!output_runs_aligned(p) || !source_runs_aligned(p, run_starts, 4)) return false;
   const std::int64_t units_per_run = elements / N, units = p.count * p.runs_per_sample * units_per_run;
   if (p.runs_per_sample >= kIndexLimit || units >= kIndexLimit) return false;
   // A unit starting at channel r: element 3m + j is byte C * m + off of its
@@ -177,9 +178,7 @@ bool choose_pixels(KernelParams& p, DType dtype, const std::uintptr_t* run_start
     p.pad_mask[q] |= mask;
     p.pad_pattern[q] |= (p.pad_bits << shift) & mask;
   }
-  p.units = static_cast<std::uint32_t>(units);
-  p.units_per_run = FastDiv(static_cast<std::uint32_t>(units_per_run));
-  p.runs_per_sample_div = FastDiv(static_cast<std::uint32_t>(p.runs_per_sample));
+  set_units(p, units, units_per_run);
   return true;
 }
 
