@@ -9,7 +9,8 @@ from . import ferry_swig as _swig
 from ._arrays import stream_address, view
 from ._augment import Augment, check_augment, empty_params, raw_for
 from ._batch import _KDL_CPU, _KDL_CUDA, Batch
-from ._descriptors import TransformSpec, cached_transform, make_output, make_transform, struct_fields
+from ._descriptors import TransformSpec, make_output, make_transform, struct_fields
+from ._transform_cache import cached_transform
 from ._enums import Device, Layout, MemoryKind, SourcePolicy, Status, parse_layout
 from ._errors import error
 from ._frames import frame_spec, make_frame_source
