@@ -185,8 +185,8 @@ class Batch:
         """The output as a torch tensor (no copy), ready on torch's current
         stream: ``torch.from_dlpack(batch)`` in one step. torch.from_dlpack
         looks up the current stream through a torch.cuda.Stream object and
-        calls ``__dlpack__`` with keywords, which costs more than all of
-        ferry's share of a one-image call (10-30 us on an H200 host); this
+        calls ``__dlpack__`` with keywords, 10-16 us a call on an H200 host,
+        about as much as the rest of a one-image call from Python; this
         asks torch for the raw stream (about 1 us) and hands torch the
         capsule. The tensor holds the output past close(), as any DLPack
         export does. torch must be importable."""
