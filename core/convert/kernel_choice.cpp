@@ -115,10 +115,13 @@ void set_units(KernelParams& p, std::int64_t units, std::int64_t units_per_run) 
 
 // Whether the vector kernel can take a call whose run geometry (run_len,
 // runs_per_sample) is set: alignment of every run's first source byte and
-// output element, whole units per run, identity channel map for NHWC output.
-// `run_starts` are the source addresses of each sample's first run (NULL: the
-// uniform base + i * src_n form). Fills units and the divisors.
-bool choose_vector(KernelParams& p, DType dtype, const std::uintptr_t* run_starts, bool mirrored) {
+// output element, whole units per run, identity channel map for NHWC output;
+// runs off the load width only with NCHW output, four units a thread and
+// `rows_on_words` (rows_on_words below). `run_starts` are the source
+// addresses of each sample's first run (NULL: the uniform base + i * src_n
+// form). Fills units and the divisors.
+bool choose_vector(KernelParams& p, DType dtype, const std::uintptr_t* run_starts, bool mirrored,
+                   bool rows_on_words) {
   if ((p.c != 1 && p.c != 3 && p.c != 4) || (p.out_nhwc && (mirrored || dtype == DType::UInt8))) return false;
   const std::int64_t E = dtype == DType::Float32 ? 4 : dtype == DType::UInt8 ? 1 : 2, N = 16 / E;
   std::int64_t in_bytes = 0, units_per_run = 0;
@@ -135,13 +138,34 @@ bool choose_vector(KernelParams& p, DType dtype, const std::uintptr_t* run_start
     in_bytes = N * p.c;
     units_per_run = p.run_len / N;
   }
-  const std::uint64_t A = static_cast<std::uint64_t>(load_width(static_cast<int>(in_bytes)));
-  if (!output_runs_aligned(p) || !source_runs_aligned(p, run_starts, A)) return false;
   const std::int64_t runs = p.count * p.runs_per_sample, units = runs * units_per_run;
-  constexpr std::int64_t limit = std::int64_t{1} << 31;
-  if (units_per_run >= limit || p.runs_per_sample >= limit || units >= limit) return false;
+  if (units_per_run >= kIndexLimit || p.runs_per_sample >= kIndexLimit || units >= kIndexLimit) return false;
+  const std::uint64_t A = static_cast<std::uint64_t>(load_width(static_cast<int>(in_bytes)));
+  if (!output_runs_aligned(p)) return false;
+  // Runs off the load width (per-sample crops at any origin): the variant
+  // that loads the words covering each unit, for calls of four units a
+  // thread with NCHW output; the window kernel takes the rest.
+  p.source_unaligned = !source_runs_aligned(p, run_starts, A);
+  if (p.source_unaligned && (p.out_nhwc || units < kVectorStepMinUnits || !rows_on_words)) {
+    p.source_unaligned = 0;
+    return false;
+  }
   set_units(p, units, units_per_run);
   return true;
+}
+
+// Every image row of the call's samples starts and ends on a 4-byte word, so
+// that the words covering any of a row's bytes lie in the row: the vector
+// kernel's loads off the load width read no byte outside the image.
+bool rows_on_words(const ConvertPlan& plan, const SourceView& source, std::int64_t count) {
+  const auto on_words = [](std::int64_t bytes) { return aligned(static_cast<std::uint64_t>(bytes), 4); };
+  if (!on_words(source.strides.h) || !on_words(plan.w * plan.c)) return false;
+  if (source.samples != nullptr) {
+    for (std::int64_t i = 0; i < count; ++i)
+      if (!aligned(reinterpret_cast<std::uintptr_t>(source.samples[i]), 4)) return false;
+    return true;
+  }
+  return aligned(reinterpret_cast<std::uintptr_t>(source.base), 4) && (count <= 1 || on_words(source.strides.n));
 }
 
 // Whether the pixel-stream kernel can take a call the vector kernel could
@@ -229,6 +253,26 @@ const char* kernel_path_name(KernelPath path) noexcept {
   return "?";
 }
 
+bool choose_inline_windows(const ConvertPlan& plan, std::int64_t first, std::int64_t count, KernelChoice& choice,
+                           cuda_convert::InlineWindows& windows) {
+  using cuda_convert::kInlineCoordinateBits;
+  using cuda_convert::kInlineCoordinateMask;
+  if (choice.path != KernelPath::vector || cuda_convert::vector_variant(choice.params, choice.vector_step) < 2 ||
+      count > cuda_convert::kInlineWindows || !plan.sample_alpha.empty() || !plan.sample_resize.empty() ||
+      (plan.sample_crop.empty() && plan.sample_mirror.empty()))
+    return false;
+  for (std::int64_t i = 0; i < count; ++i) {
+    const Rect w = plan.window_of(first + i);
+    const int mirror = plan.mirror_of(first + i);
+    if (w.x < 0 || w.y < 0 || w.x > kInlineCoordinateMask || w.y > kInlineCoordinateMask || mirror < 0 || mirror > 3)
+      return false;
+    windows.packed[i] = static_cast<std::uint32_t>(w.x) | static_cast<std::uint32_t>(w.y) << kInlineCoordinateBits |
+                        static_cast<std::uint32_t>(mirror) << (2 * kInlineCoordinateBits);
+  }
+  choice.params.inline_windows = 1;
+  return true;
+}
+
 bool choose_window_kernel(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
                           void* output_base, KernelChoice& choice) {
   choice.params = params_of(plan, source, first, count, output_base);
@@ -248,7 +292,7 @@ KernelChoice choose_kernel(const ConvertPlan& plan, const SourceView& source, st
     const bool moved = source.samples != nullptr || !plan.sample_crop.empty();
     const std::vector<std::uintptr_t> starts = moved ? run_starts_of(plan, source, first, count)
                                                      : std::vector<std::uintptr_t>{};
-    if (choose_vector(p, plan.dtype, moved ? starts.data() : nullptr, mirrored)) {
+    if (choose_vector(p, plan.dtype, moved ? starts.data() : nullptr, mirrored, rows_on_words(plan, source, count))) {
       choice.path = KernelPath::vector;
       choice.vector_step = p.units >= kVectorStepMinUnits ? kVectorStep : 1;
       return choice;

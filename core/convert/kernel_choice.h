@@ -39,6 +39,14 @@ struct KernelChoice {
 KernelChoice choose_kernel(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
                            std::int64_t count, void* output_base);
 
+// Whether a vector-kernel call (choice from choose_kernel) can carry its
+// per-sample windows in the launch's parameter instead of a table copied
+// before the kernel: the rows variants, at most kInlineWindows samples, no
+// per-sample values but crops and mirrors, origins within 15 bits. Fills
+// `windows` (local samples 0 .. count-1) and sets params.inline_windows.
+bool choose_inline_windows(const ConvertPlan& plan, std::int64_t first, std::int64_t count, KernelChoice& choice,
+                           cuda_convert::InlineWindows& windows);
+
 // The window kernel's parameters and geometry for the same call, or false
 // where the window kernel cannot take it (the resident gather kernel is the
 // window kernel's units: window_gather.h).

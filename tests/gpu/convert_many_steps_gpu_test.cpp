@@ -28,7 +28,7 @@ using namespace ferry::test;
 
 TEST(ConvertManyStepsGpu, LargeBatchesMatchTheCpuElementByElement) {
   FERRY_REQUIRE_GPU();
-  WindowCaseRig rig(std::size_t{32} << 20, std::size_t{112} << 20);
+  WindowCaseRig rig(std::size_t{64} << 20, std::size_t{112} << 20);
   ASSERT_EQ(rig.problem, "");
   std::uint32_t seed = 7;
   for (const ManyStepsSpec& spec : many_steps_specs) {

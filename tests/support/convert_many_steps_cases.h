@@ -22,8 +22,10 @@ namespace ferry::test {
 inline constexpr std::int64_t kManySamples = 1024;
 
 // crops: odd widths at any origin; aligned_crops: rows of 64 pixels starting
-// on a source word (the pixel-stream kernel's runs); padded: reaching outside.
-enum class ManyStepsWindows { whole, crops, aligned_crops, padded };
+// on a source word (the pixel-stream kernel's runs); unit_crops: rows of 64
+// pixels (whole units) at any origin, off the load width (the vector
+// kernel's unaligned variant); padded: reaching outside.
+enum class ManyStepsWindows { whole, crops, aligned_crops, unit_crops, padded };
 
 struct ManyStepsSpec {
   const char* name;
@@ -73,6 +75,8 @@ inline std::unique_ptr<WindowCase> make_many_steps_case(const ManyStepsSpec& spe
       wc->crops.push_back({uniform(0, spec.w - ww), uniform(0, spec.h - wh), ww, wh});
     if (spec.windows == ManyStepsWindows::aligned_crops)
       wc->crops.push_back({4 * uniform(0, (spec.w - 64) / 4), uniform(0, spec.h - wh), 64, wh});
+    if (spec.windows == ManyStepsWindows::unit_crops)
+      wc->crops.push_back({uniform(0, spec.w - 64), uniform(0, spec.h - wh), 64, wh});
     if (spec.windows == ManyStepsWindows::padded)
       wc->crops.push_back({uniform(-ww - 4, spec.w + 4), uniform(-wh - 2, spec.h + 2), ww, wh});
     wc->mirrors.push_back(spec.flips ? static_cast<std::uint8_t>(uniform(0, 3)) : 0);
@@ -127,6 +131,18 @@ inline const ManyStepsSpec many_steps_specs[] = {
      ManyStepsWindows::whole, false, false, true, false, core::KernelPath::vector},
     {"vector f32 NCHW BGR->RGB aligned crops + flips", 96, 96, 3, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW,
      ManyStepsWindows::aligned_crops, true, false, true, false, core::KernelPath::vector},
+    {"vector f16 NCHW flips, rows of 40 units (a lane's units across 2-4 rows)", 320, 26, 3, FERRY_DTYPE_FLOAT16,
+     FERRY_LAYOUT_NCHW, ManyStepsWindows::whole, false, false, true, false, core::KernelPath::vector},
+    {"vector f32 NCHW crops at any origin", 96, 96, 3, FERRY_DTYPE_FLOAT32, FERRY_LAYOUT_NCHW,
+     ManyStepsWindows::unit_crops, false, false, false, false, core::KernelPath::vector},
+    {"vector f16 NCHW BGR->RGB crops at any origin + flips", 96, 144, 3, FERRY_DTYPE_FLOAT16, FERRY_LAYOUT_NCHW,
+     ManyStepsWindows::unit_crops, true, false, true, false, core::KernelPath::vector},
+    {"vector bf16 NCHW BGRA->RGB crops at any origin + flips", 96, 144, 4, FERRY_DTYPE_BFLOAT16, FERRY_LAYOUT_NCHW,
+     ManyStepsWindows::unit_crops, true, false, true, false, core::KernelPath::vector},
+    {"vector f32 NCHW gray->RGB crops at any origin + flips, per-sample mean/std", 96, 80, 1, FERRY_DTYPE_FLOAT32,
+     FERRY_LAYOUT_NCHW, ManyStepsWindows::unit_crops, true, false, true, true, core::KernelPath::vector},
+    {"vector u8 NCHW gray->RGB crops at any origin + flips", 160, 288, 1, FERRY_DTYPE_UINT8, FERRY_LAYOUT_NCHW,
+     ManyStepsWindows::unit_crops, true, false, true, false, core::KernelPath::vector},
     {"vector u8 NCHW BGR->RGB", 96, 64, 3, FERRY_DTYPE_UINT8, FERRY_LAYOUT_NCHW, ManyStepsWindows::whole, true, false,
      false, false, core::KernelPath::vector},
     {"vector u8 NCHW gray->RGB, flips (2^20 units)", 128, 128, 1, FERRY_DTYPE_UINT8, FERRY_LAYOUT_NCHW,

@@ -52,6 +52,18 @@ struct FastDiv {
 // vector kernel's load width, and the alignment its host check asks for.
 constexpr int load_width(int bytes) { return (bytes & 15) == 0 ? 16 : (bytes & 7) == 0 ? 8 : 4; }
 
+// Per-sample windows inline in the vector kernel's parameter (its rows
+// variants), so that a call of per-sample crops or flips and nothing else
+// per sample launches with no table copy in front of it: sample i's origin
+// and mirror packed as x | y << 15 | mirror << 30. Its size did not
+// measurably change a launch's time (the resident gather's indices, 4 KB).
+constexpr int kInlineWindows = 1024;
+constexpr int kInlineCoordinateBits = 15;
+constexpr std::uint32_t kInlineCoordinateMask = (1u << kInlineCoordinateBits) - 1u;
+struct InlineWindows {
+  std::uint32_t packed[kInlineWindows];
+};
+
 struct KernelParams {
   const std::uint8_t* base = nullptr;       // data form: local sample i at base + i * src_n
   const std::uint8_t* const* sources = nullptr;  // or local sample i at sources[i]
@@ -88,6 +100,12 @@ struct KernelParams {
   // its last unit may be partial): units = count * runs_per_sample * units_per_run < 2^31.
   std::uint32_t units = 0;
   FastDiv units_per_run, runs_per_sample_div;
+  // The vector kernel's runs do not all start on its load width (step 4,
+  // NCHW output only; vector_variant).
+  std::int32_t source_unaligned = 0;
+  // The vector kernel's rows variants read the windows from their
+  // InlineWindows parameter, not from `params` (which is then NULL).
+  std::int32_t inline_windows = 0;
   // The pixel-stream kernel (convert_pixels_kernel.cu), filled by the host:
   // for 3 output channels, the source byte offsets off_j of a unit starting
   // at channel r (bits 4 * (3r + j) .. +3; see store_pixels_unit); for 4, the
@@ -105,9 +123,20 @@ void launch_convert(const KernelParams& params, DType dtype, bool runs, int max_
 int convert_blocks_per_sm(DType dtype, bool runs);
 
 // The vector kernel: ONE launch over the units, `step` (1 or 4) units
-// loaded at a time per thread. max_blocks caps the grid.
-void launch_convert_vector(const KernelParams& params, DType dtype, int step, int max_blocks, void* stream);
-int convert_vector_blocks_per_sm(DType dtype, int c, bool out_nhwc, int step);
+// loaded at a time per thread. max_blocks caps the grid, from
+// convert_vector_blocks_per_sm(..., vector_variant(params, step)).
+// `windows`: the inline windows where params.inline_windows, else NULL.
+void launch_convert_vector(const KernelParams& params, const InlineWindows* windows, DType dtype, int step,
+                           int max_blocks, void* stream);
+int convert_vector_blocks_per_sm(DType dtype, int c, bool out_nhwc, int variant);
+
+// The vector kernel's variant for a call: 0 one unit a thread; four units a
+// thread 1 within a run (whole-sample runs), 2 across the runs of a sample
+// (rows of a mirrored or cropped window), 3 the same from runs starting on
+// any source byte (NCHW output only).
+inline int vector_variant(const KernelParams& p, int step) {
+  return step == 1 ? 0 : p.source_unaligned ? 3 : p.runs_per_sample_div.d > 1 ? 2 : 1;
+}
 
 // The pixel-stream kernel (convert_pixels_kernel.cu): the vector kernel's
 // geometry for NHWC output of 1, 3 or 4 channels that is not the input stream

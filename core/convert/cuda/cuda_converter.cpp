@@ -149,8 +149,10 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
   KernelParams& p = choice.params;
   if (batch_table != nullptr) p.params = static_cast<const SampleParams*>(batch_table) + first;
   // One upload for the call: the per-sample parameters (unless the batch's
-  // table has them), then the sample pointers.
-  const std::size_t params_bytes = plan.has_per_sample() && batch_table == nullptr
+  // table has them, or they ride in the launch), then the sample pointers.
+  cuda_convert::InlineWindows windows;  // its first `count` entries, where p.inline_windows
+  const bool inline_windows = batch_table == nullptr && choose_inline_windows(plan, first, count, choice, windows);
+  const std::size_t params_bytes = plan.has_per_sample() && batch_table == nullptr && !inline_windows
                                        ? static_cast<std::size_t>(count) * sizeof(SampleParams)
                                        : 0;
   const std::size_t sources_bytes = source.samples ? static_cast<std::size_t>(count) * sizeof(void*) : 0;
@@ -167,9 +169,8 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
   auto launch = [&] {
     switch (choice.path) {
       case KernelPath::vector:
-        cuda_convert::launch_convert_vector(p, plan.dtype, choice.vector_step,
-                                            max_vector_blocks(plan.dtype, p.c, p.out_nhwc != 0, choice.vector_step),
-                                            stream);
+        cuda_convert::launch_convert_vector(p, inline_windows ? &windows : nullptr, plan.dtype, choice.vector_step,
+                                            max_vector_blocks(p, plan.dtype, choice.vector_step), stream);
         break;
       case KernelPath::pixels:
         cuda_convert::launch_convert_pixels(p, plan.dtype, max_pixels_blocks(plan.dtype, p.c, p.oct), stream);
@@ -382,9 +383,11 @@ void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView&
   if (table != nullptr) cache.free(table, stream);
 }
 
-int CudaConverter::max_vector_blocks(DType dtype, int c, bool out_nhwc, int step) {
-  return cached_blocks(max_vector_blocks_[static_cast<int>(dtype)][c][out_nhwc ? 1 : 0][step == 1 ? 0 : 1], [&] {
-    return sm_count_ * cuda_convert::convert_vector_blocks_per_sm(dtype, c, out_nhwc, step);
+int CudaConverter::max_vector_blocks(const cuda_convert::KernelParams& p, DType dtype, int step) {
+  const bool nhwc = p.out_nhwc != 0;
+  const int variant = cuda_convert::vector_variant(p, step);
+  return cached_blocks(max_vector_blocks_[static_cast<int>(dtype)][p.c][nhwc ? 1 : 0][variant], [&] {
+    return sm_count_ * cuda_convert::convert_vector_blocks_per_sm(dtype, p.c, nhwc, variant);
   });
 }
 

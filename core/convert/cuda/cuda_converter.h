@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "core/convert/convert_plan.h"
+#include "core/convert/cuda/convert_kernel_params.h"
 #include "core/convert/frame_decode.h"
 #include "core/device/device_runtime.h"
 #include "core/memory/memory_system.h"
@@ -62,13 +63,13 @@ class CudaConverter {
   MemorySystem& memory_;
   int sm_count_ = 1;
   // The vector kernel's grid cap, filled on first use (racing writers store the same value).
-  int max_vector_blocks(DType dtype, int c, bool out_nhwc, int step);
+  int max_vector_blocks(const cuda_convert::KernelParams& p, DType dtype, int step);
   int max_pixels_blocks(DType dtype, int c, int oct);
   int max_window_blocks(DType dtype, int c, int shape);
   int max_gather_blocks(DType dtype, int c, int shape);
 
   int max_blocks_[2][5] = {};  // [runs][dtype]
-  int max_vector_blocks_[5][5][2][2] = {};  // [dtype][c][out_nhwc][step 1 or 4]
+  int max_vector_blocks_[5][5][2][4] = {};  // [dtype][c][out_nhwc][cuda_convert::vector_variant]
   int max_pixels_blocks_[5][5][5] = {};  // [dtype][c][oct]
   int max_window_blocks_[5][5][5] = {};  // [dtype][c][shape]
   int max_gather_blocks_[5][5][5] = {};  // [dtype][c][shape]
