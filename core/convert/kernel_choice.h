@@ -2,7 +2,9 @@
 // logic only (no CUDA headers), so every decision is unit-tested on every
 // machine (tests/unit/convert/kernel_choice_test.cpp). In order of preference:
 //   vector   aligned runs of whole 16-byte output units, window inside;
-//            NCHW output of any dtype, mirrored or not; NHWC output of
+//            NCHW output of any dtype, mirrored or not (and, in calls of
+//            four units a thread, runs at any byte of rows on 4-byte
+//            words: per-sample crops at any origin); NHWC output of
 //            floats, unmirrored, with the identity map
 //   pixels   the same runs into NHWC output of 1, 3 or 4 channels with a
 //            channel map, padding to 4 or uint8 (runs on 4-byte words)
