@@ -178,8 +178,9 @@ __device__ __forceinline__ void convert_vector_units(const KernelParams& p, cons
                  at.row + p.units_per_run.divide(last) < p.runs_per_sample_div.d) {
         // Across runs of one sample (rows of a mirrored or cropped window):
         // still all four in flight. H200, x D2D, old binary beside the new:
-        // mirror X f32 NCHW 0.850 -> 0.869, per-sample flips 0.808 -> 0.828,
-        // center crop 0.846 -> 0.866, GL readback 0.866 -> 0.89.
+        // mirror X f32 NCHW 0.850 -> 0.869, per-sample flips 0.808 -> 0.828
+        // (0.87 with the windows inline), center crop 0.846 -> 0.866, GL
+        // readback 0.866 -> 0.89 (PERF_NOTES.md section 10).
         convert_run_units_mirrored<D, C, NHWC, STEP, R, true>(p, at);
       } else {
         // The units cross a sample's end (or a run's, with Reach::run):
