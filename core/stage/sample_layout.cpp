@@ -1,7 +1,8 @@
 #include "core/stage/sample_layout.h"
 
 #include <algorithm>
-#include <cstring>
+
+#include "core/stage/staging_copy.h"
 
 namespace ferry::core {
 namespace {
@@ -105,14 +106,14 @@ void pack_sample(std::uint8_t* dst, const std::uint8_t* src, const SampleShape& 
       const PlaneRows& from = layout.planes.plane[k];
       const PlaneRows& to = layout.packed_planes.plane[k];
       for (std::int64_t r = 0; r < from.rows; ++r)
-        std::memcpy(dst + to.offset + r * to.pitch, src + from.offset + r * from.pitch,
+        staging_copy(dst + to.offset + r * to.pitch, src + from.offset + r * from.pitch,
                     static_cast<std::size_t>(from.row_bytes));
     }
     return;
   }
   if (layout.is_rows()) {
     for (std::int64_t r = 0; r < layout.rows; ++r)
-      std::memcpy(dst + r * layout.row_bytes, src + r * layout.pitch, static_cast<std::size_t>(layout.row_bytes));
+      staging_copy(dst + r * layout.row_bytes, src + r * layout.pitch, static_cast<std::size_t>(layout.row_bytes));
     return;
   }
   const Dims3 d = dims_of(shape);
@@ -120,7 +121,7 @@ void pack_sample(std::uint8_t* dst, const std::uint8_t* src, const SampleShape& 
     for (std::int64_t j = 0; j < d.size[1]; ++j) {
       const std::uint8_t* s = src + i * d.stride[0] + j * d.stride[1];
       if (d.stride[2] == 1) {
-        std::memcpy(dst, s, static_cast<std::size_t>(d.size[2]));
+        staging_copy(dst, s, static_cast<std::size_t>(d.size[2]));
         dst += d.size[2];
       } else {
         for (std::int64_t k = 0; k < d.size[2]; ++k) *dst++ = s[k * d.stride[2]];
@@ -135,7 +136,7 @@ void pack_sample_range(std::uint8_t* dst, const std::uint8_t* src, const SampleL
   std::uint64_t row = from / row_bytes, at = from % row_bytes;
   for (std::uint64_t b = from; b < to; at = 0, ++row) {
     const std::uint64_t n = std::min(row_bytes - at, to - b);
-    std::memcpy(dst + b, src + static_cast<std::int64_t>(row) * layout.pitch + static_cast<std::int64_t>(at),
+    staging_copy(dst + b, src + static_cast<std::int64_t>(row) * layout.pitch + static_cast<std::int64_t>(at),
                 static_cast<std::size_t>(n));
     b += n;
   }

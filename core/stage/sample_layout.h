@@ -55,13 +55,16 @@ inline const std::uint8_t* sample_at(const SourceView& view, std::int64_t g) noe
 // bytes): any run of samples is one contiguous range.
 bool is_dense_batch(const ConvertPlan& plan, const SampleLayout& layout) noexcept;
 
-// Copies one caller sample of `shape` into `dst` (packed_bytes bytes), on this thread.
+// Copies one caller sample of `shape` into `dst` (packed_bytes bytes), on
+// this thread, with staging_copy: the thread fences (staging_copy_fence)
+// before handing the bytes on.
 void pack_sample(std::uint8_t* dst, const std::uint8_t* src, const SampleShape& shape,
                  const SampleLayout& layout) noexcept;
 
 // Copies bytes [from, to) of the packed form of a sample whose layout is
 // rows (layout.is_rows()) into dst + from, dst being where the whole packed
-// sample goes: pieces of one large sample can go to several threads.
+// sample goes: pieces of one large sample can go to several threads. With
+// staging_copy, as pack_sample.
 void pack_sample_range(std::uint8_t* dst, const std::uint8_t* src, const SampleLayout& layout, std::uint64_t from,
                        std::uint64_t to) noexcept;
 

@@ -2,11 +2,11 @@
 // its streams, and its completion.
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <vector>
 
 #include "core/stage/nvtx.h"
 #include "core/stage/stager.h"
+#include "core/stage/staging_copy.h"
 
 namespace ferry::core {
 namespace {
@@ -232,6 +232,7 @@ void Stager::gather_chunk(Batch& b, const Chunk& c, std::uint8_t* dst) {
         else
           pack_sample(to, from, shape_of(b.submitted.plan, static_cast<std::int64_t>(piece.g)), L);
       }
+      staging_copy_fence();
       counters_.staging_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
     });
     return;
@@ -244,7 +245,8 @@ void Stager::gather_chunk(Batch& b, const Chunk& c, std::uint8_t* dst) {
       const auto start = Clock::now();
       const std::uint64_t from = static_cast<std::uint64_t>(begin) * kGatherPieceBytes;
       const std::uint64_t to = std::min(c.bytes, static_cast<std::uint64_t>(end) * kGatherPieceBytes);
-      std::memcpy(dst + from, src + from, static_cast<std::size_t>(to - from));
+      staging_copy(dst + from, src + from, static_cast<std::size_t>(to - from));
+      staging_copy_fence();
       counters_.staging_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
     });
     return;
@@ -255,6 +257,7 @@ void Stager::gather_chunk(Batch& b, const Chunk& c, std::uint8_t* dst) {
     for (std::int64_t i = begin; i < end; ++i)
       pack_sample(dst + static_cast<std::uint64_t>(i) * packed, sample_at(b.submitted.view, c.first + i),
                   shape_of(b.submitted.plan), b.submitted.layout);
+    staging_copy_fence();
     counters_.staging_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
   }, grain);
 }
