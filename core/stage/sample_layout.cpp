@@ -107,7 +107,7 @@ void pack_sample(std::uint8_t* dst, const std::uint8_t* src, const SampleShape& 
       const PlaneRows& to = layout.packed_planes.plane[k];
       for (std::int64_t r = 0; r < from.rows; ++r)
         staging_copy(dst + to.offset + r * to.pitch, src + from.offset + r * from.pitch,
-                    static_cast<std::size_t>(from.row_bytes));
+                     static_cast<std::size_t>(from.row_bytes));
     }
     return;
   }
@@ -137,7 +137,7 @@ void pack_sample_range(std::uint8_t* dst, const std::uint8_t* src, const SampleL
   for (std::uint64_t b = from; b < to; at = 0, ++row) {
     const std::uint64_t n = std::min(row_bytes - at, to - b);
     staging_copy(dst + b, src + static_cast<std::int64_t>(row) * layout.pitch + static_cast<std::int64_t>(at),
-                static_cast<std::size_t>(n));
+                 static_cast<std::size_t>(n));
     b += n;
   }
 }
