@@ -20,6 +20,7 @@ constexpr std::size_t kStreamingMinBytes = 256;
 }  // namespace
 
 void staging_copy(void* dst, const void* src, std::size_t n) noexcept {
+  if (n == 0) return;  // memcpy's pointers must not be null even for no bytes (an empty sample's may be)
 #if FERRY_STAGING_STREAMS
   if (n >= kStreamingMinBytes) {
     auto* d = static_cast<std::uint8_t*>(dst);
