@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/convert/convert_cpu_kernels.h"
+#include "core/store_fence.h"
 #include "core/convert/convert_plan_checks.h"
 #include "core/convert/resize_cpu.h"
 

@@ -208,12 +208,6 @@ bool portable_forced_by_environment() {
 
 }  // namespace
 
-void store_fence() {
-#if defined(FERRY_CPU_X86_KERNELS)
-  _mm_sfence();
-#endif
-}
-
 bool cpu_has_vector_kernels() {
 #if defined(FERRY_CPU_X86_KERNELS)
   return cpu_has_avx2_f16c();

@@ -34,8 +34,9 @@ struct CpuKernels {
   // The same results, written to the output with streaming (non-temporal)
   // stores where the run is aligned: a large output then costs its bytes once,
   // not once more for the read-for-ownership of every line (as a large
-  // memcpy's stores do). Followed by store_fence() before the output is
-  // handed over. convert_run where the ISA has no streaming stores.
+  // memcpy's stores do). Followed by store_fence() (core/store_fence.h)
+  // before the output is handed over. convert_run where the ISA has no
+  // streaming stores.
   ConvertRunFn convert_run_streaming = nullptr;
   DeinterleaveFn deinterleave3 = nullptr;
   DeinterleaveFn deinterleave4 = nullptr;
@@ -45,10 +46,6 @@ struct CpuKernels {
 // The kernels for `dtype`. `best` reads the CPU's features and the environment
 // variable FERRY_CPU_CONVERT_ISA once (thread-safe static). Thread-safe.
 CpuKernels cpu_kernels(DType dtype, CpuConvertIsa isa);
-
-// Orders the streaming stores of convert_run_streaming before what follows
-// (the thread pool's hand-back of the rows). A no-op without them.
-void store_fence();
 
 // True if this CPU (and this build) can run the AVX2 + F16C kernels.
 bool cpu_has_vector_kernels();

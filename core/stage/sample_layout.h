@@ -56,8 +56,8 @@ inline const std::uint8_t* sample_at(const SourceView& view, std::int64_t g) noe
 bool is_dense_batch(const ConvertPlan& plan, const SampleLayout& layout) noexcept;
 
 // Copies one caller sample of `shape` into `dst` (packed_bytes bytes), on
-// this thread, with staging_copy: the thread fences (staging_copy_fence)
-// before handing the bytes on.
+// this thread, with staging_copy: the thread fences (store_fence) before
+// handing the bytes on.
 void pack_sample(std::uint8_t* dst, const std::uint8_t* src, const SampleShape& shape,
                  const SampleLayout& layout) noexcept;
 

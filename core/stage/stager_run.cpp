@@ -7,6 +7,7 @@
 #include "core/stage/nvtx.h"
 #include "core/stage/stager.h"
 #include "core/stage/staging_copy.h"
+#include "core/store_fence.h"
 
 namespace ferry::core {
 namespace {
@@ -232,7 +233,7 @@ void Stager::gather_chunk(Batch& b, const Chunk& c, std::uint8_t* dst) {
         else
           pack_sample(to, from, shape_of(b.submitted.plan, static_cast<std::int64_t>(piece.g)), L);
       }
-      staging_copy_fence();
+      store_fence();
       counters_.staging_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
     });
     return;
@@ -246,7 +247,7 @@ void Stager::gather_chunk(Batch& b, const Chunk& c, std::uint8_t* dst) {
       const std::uint64_t from = static_cast<std::uint64_t>(begin) * kGatherPieceBytes;
       const std::uint64_t to = std::min(c.bytes, static_cast<std::uint64_t>(end) * kGatherPieceBytes);
       staging_copy(dst + from, src + from, static_cast<std::size_t>(to - from));
-      staging_copy_fence();
+      store_fence();
       counters_.staging_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
     });
     return;
@@ -257,7 +258,7 @@ void Stager::gather_chunk(Batch& b, const Chunk& c, std::uint8_t* dst) {
     for (std::int64_t i = begin; i < end; ++i)
       pack_sample(dst + static_cast<std::uint64_t>(i) * packed, sample_at(b.submitted.view, c.first + i),
                   shape_of(b.submitted.plan), b.submitted.layout);
-    staging_copy_fence();
+    store_fence();
     counters_.staging_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
   }, grain);
 }

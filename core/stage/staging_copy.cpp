@@ -45,10 +45,4 @@ void staging_copy(void* dst, const void* src, std::size_t n) noexcept {
   std::memcpy(dst, src, n);
 }
 
-void staging_copy_fence() noexcept {
-#if FERRY_STAGING_STREAMS
-  _mm_sfence();
-#endif
-}
-
 }  // namespace ferry::core

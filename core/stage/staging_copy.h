@@ -19,12 +19,9 @@
 namespace ferry::core {
 
 // Copies n bytes from src to dst (not overlapping). Its stores are not
-// ordered with the thread's later ones: call staging_copy_fence() after a
-// thread's last copy, before the bytes are handed on (the join that lets
-// the DMA start).
+// ordered with the thread's later ones: call store_fence()
+// (core/store_fence.h) after a thread's last copy, before the bytes are
+// handed on (the join that lets the DMA start).
 void staging_copy(void* dst, const void* src, std::size_t n) noexcept;
-
-// Orders this thread's staging_copy stores before its later stores.
-void staging_copy_fence() noexcept;
 
 }  // namespace ferry::core

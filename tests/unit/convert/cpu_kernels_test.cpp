@@ -13,6 +13,7 @@
 
 #include "core/convert/convert_cpu_kernels.h"
 #include "core/convert/half_bits.h"
+#include "core/store_fence.h"
 
 namespace {
 

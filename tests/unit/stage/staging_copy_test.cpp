@@ -1,22 +1,23 @@
 // staging_copy (core/stage/staging_copy.h): the staging threads' copy into
 // pinned memory, with non-temporal stores on x86-64. Byte for byte what
-// memcpy writes, for every length and every alignment of either end, and
-// nothing outside the destination; from several threads at once into
+// memcpy writes, for lengths on either side of each path's edges and
+// either end at offsets off 16 bytes, and nothing outside the destination; from several threads at once into
 // disjoint ranges, as the staging pool runs it.
 #include <gtest/gtest.h>
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "core/stage/staging_copy.h"
+#include "core/store_fence.h"
 
 namespace {
 
 using ferry::core::staging_copy;
-using ferry::core::staging_copy_fence;
+using ferry::core::store_fence;
 
 constexpr std::uint8_t kCanary = 0xA5;
 
@@ -30,7 +31,7 @@ TEST(StagingCopy, WritesWhatMemcpyWritesAtEveryLengthAndAlignment) {
         for (auto& b : src) b = static_cast<std::uint8_t>(rng());
         std::vector<std::uint8_t> dst(dst_off + n + 64, kCanary);
         staging_copy(dst.data() + dst_off, src.data() + src_off, n);
-        staging_copy_fence();
+        store_fence();
         for (std::size_t i = 0; i < dst_off; ++i) ASSERT_EQ(dst[i], kCanary) << n << " " << dst_off << " before " << i;
         for (std::size_t i = 0; i < n; ++i)
           ASSERT_EQ(dst[dst_off + i], src[src_off + i]) << "length " << n << ", offsets " << src_off << "/" << dst_off << ", byte " << i;
@@ -56,7 +57,7 @@ TEST(StagingCopy, ThreadsCopyingDisjointPiecesAtOnceFillTheWholeDestination) {
         const std::size_t from = p * kPiece, to = std::min(kBytes, from + kPiece);
         staging_copy(dst.data() + from, src.data() + from, to - from);
       }
-      staging_copy_fence();
+      store_fence();
     });
   }
   for (auto& t : threads) t.join();
