@@ -2,16 +2,19 @@
  * Python module (issue 11 item 2): one 224x224x3 uint8 image submitted with a
  * hand-off to the legacy stream, waited for, its output described, released;
  * the same steps hot_path_bench.py and pipeline_bench.py time from Python.
- * Two ways of taking the output: its description read from the batch
- * ("describe"), or held by a ferry_tensor_t reference, described through it,
+ * Three ways of taking the output: its description read from the batch
+ * ("describe"); or held by a ferry_tensor_t reference, described through it,
  * the reference released after the batch ("tensor": what a DLPack export
- * and its deleter do, the like-for-like row for torch.from_dlpack).
+ * and its deleter do, the like-for-like row for torch.from_dlpack), taken
+ * after the wait or before it ("tensor first": the order of a consumer on
+ * the GPU, whose export needs no wait, as the README's idiom takes it).
  *
  * Built twice (bench/python/CMakeLists.txt):
  * - the program ferry_bench_one_image cpu|cuda [calls] [repeats] prints
  *   "us_per_call <median over repeats>" (wall clock), "cpu_us_per_call
- *   <median>" (the calling thread's CPU time), then "tensor_us_per_call" and
- *   "tensor_cpu_us_per_call";
+ *   <median>" (the calling thread's CPU time), then "tensor_us_per_call",
+ *   "tensor_cpu_us_per_call", "tensor_first_us_per_call" and
+ *   "tensor_first_cpu_us_per_call";
  * - the library libferry_bench_one_image.so exports ferry_bench_one_image_us,
  *   which hot_path_bench.py calls through ctypes between runs of the Python
  *   calls, in the same process: a virtual machine's speed drifts by half from
@@ -93,41 +96,51 @@ static int one(const one_image_rig* rig) {
   return 0;
 }
 
-/* One call as the Python side makes it with torch.from_dlpack: submit, wait,
- * a tensor reference (the capsule's) described, the batch released, then the
- * reference (the consumer's tensor freed: the capsule's deleter). */
-static int one_as_tensor(const one_image_rig* rig) {
+/* How a call takes the output (ferry_bench_one_image_us's `how`). */
+enum { TAKE_DESCRIBE = 0, TAKE_TENSOR = 1, TAKE_TENSOR_FIRST = 2 };
+
+/* One call as the Python side makes it with torch.from_dlpack: submit, a
+ * tensor reference (the capsule's) taken and described after the wait, or
+ * before it (tensor_first), the batch released, then the reference (the
+ * consumer's tensor freed: the capsule's deleter). */
+static int one_as_tensor(const one_image_rig* rig, int tensor_first) {
   ferry_batch_t batch = NULL;
   CHECK(ferry_batch_submit(&batch, rig->ctx, &rig->source, &rig->transform, NULL, &rig->options));
-  CHECK(ferry_batch_wait(batch));
+  if (!tensor_first) CHECK(ferry_batch_wait(batch));
   ferry_tensor_t reference = NULL;
   CHECK(ferry_tensor_retain(&reference, batch));
   ferry_tensor_info out;
   CHECK(ferry_tensor_info_init(&out, sizeof out));
   CHECK(ferry_tensor_describe(&out, reference));
+  if (tensor_first) CHECK(ferry_batch_wait(batch));
   CHECK(ferry_batch_release(batch));
   CHECK(ferry_tensor_release(reference));
   return 0;
 }
 
-/* `calls` calls of one (as_tensor: one_as_tensor) back to back: microseconds
- * per call, wall clock, and the calling thread's CPU time in *cpu_us; -1 on an error. */
-static double run_calls(const one_image_rig* rig, int as_tensor, int calls, double* cpu_us) {
+/* `calls` calls of one (how: TAKE_*) back to back: microseconds per call,
+ * wall clock, and the calling thread's CPU time in *cpu_us; -1 on an error. */
+static double run_calls(const one_image_rig* rig, int how, int calls, double* cpu_us) {
   const double start = now_us(CLOCK_MONOTONIC), start_cpu = now_us(CLOCK_THREAD_CPUTIME_ID);
   for (int i = 0; i < calls; ++i)
-    if ((as_tensor ? one_as_tensor(rig) : one(rig)) != 0) return -1;
+    if ((how == TAKE_DESCRIBE ? one(rig) : one_as_tensor(rig, how == TAKE_TENSOR_FIRST)) != 0) return -1;
   *cpu_us = (now_us(CLOCK_THREAD_CPUTIME_ID) - start_cpu) / calls;
   return (now_us(CLOCK_MONOTONIC) - start) / calls;
 }
 
 #ifdef FERRY_BENCH_ONE_IMAGE_LIBRARY
 /* For ctypes: `calls` calls (after a warm-up the first time) on a context of
- * `device` ("cpu" or "cuda") kept between calls; microseconds per call, wall
+ * `device` ("cpu" or "cuda") kept between calls, taking the output as `how`
+ * says (0 describe, 1 tensor, 2 tensor first); microseconds per call, wall
  * clock, the thread's CPU time in *cpu_us; -1 on an error (printed). */
-__attribute__((visibility("default"))) double ferry_bench_one_image_us(const char* device, int as_tensor, int calls,
+__attribute__((visibility("default"))) double ferry_bench_one_image_us(const char* device, int how, int calls,
                                                                        double* cpu_us) {
   static one_image_rig rig;
   static int opened = -1; /* -1 none, 0 cpu, 1 cuda */
+  if (how < TAKE_DESCRIBE || how > TAKE_TENSOR_FIRST) {
+    fprintf(stderr, "ferry_bench_one_image_us: how is %d: 0 (describe), 1 (tensor) or 2 (tensor first)\n", how);
+    return -1;
+  }
   const int cuda = strcmp(device, "cuda") == 0;
   if (opened != cuda) {
     if (opened != -1) rig_close(&rig);
@@ -135,9 +148,10 @@ __attribute__((visibility("default"))) double ferry_bench_one_image_us(const cha
     if (rig_open(&rig, cuda) != 0) return -1;
     opened = cuda;
     double ignored = 0;
-    if (run_calls(&rig, 0, 50, &ignored) < 0 || run_calls(&rig, 1, 50, &ignored) < 0) return -1;
+    for (int warm = TAKE_DESCRIBE; warm <= TAKE_TENSOR_FIRST; ++warm)
+      if (run_calls(&rig, warm, 50, &ignored) < 0) return -1;
   }
-  return run_calls(&rig, as_tensor, calls, cpu_us);
+  return run_calls(&rig, how, calls, cpu_us);
 }
 #else
 static int compare(const void* a, const void* b) {
@@ -146,11 +160,11 @@ static int compare(const void* a, const void* b) {
 }
 
 /* Median microseconds per call over `repeats` runs of `calls`: wall clock, and the thread's CPU time. */
-static int time_calls(const one_image_rig* rig, int as_tensor, int calls, int repeats, double* wall_us, double* cpu_us) {
+static int time_calls(const one_image_rig* rig, int how, int calls, int repeats, double* wall_us, double* cpu_us) {
   double runs[101], cpu[101], ignored = 0;
-  if (run_calls(rig, as_tensor, 50, &ignored) < 0) return -1;
+  if (run_calls(rig, how, 50, &ignored) < 0) return -1;
   for (int r = 0; r < repeats; ++r)
-    if ((runs[r] = run_calls(rig, as_tensor, calls, &cpu[r])) < 0) return -1;
+    if ((runs[r] = run_calls(rig, how, calls, &cpu[r])) < 0) return -1;
   qsort(runs, (size_t)repeats, sizeof runs[0], compare);
   qsort(cpu, (size_t)repeats, sizeof cpu[0], compare);
   *wall_us = runs[repeats / 2];
@@ -171,10 +185,12 @@ int main(int argc, char** argv) {
   one_image_rig rig;
   if (rig_open(&rig, strcmp(argv[1], "cuda") == 0) != 0) return 1;
   double wall = 0, cpu = 0;
-  if (time_calls(&rig, 0, calls, repeats, &wall, &cpu) != 0) return 1;
+  if (time_calls(&rig, TAKE_DESCRIBE, calls, repeats, &wall, &cpu) != 0) return 1;
   printf("us_per_call %.2f\ncpu_us_per_call %.2f\n", wall, cpu);
-  if (time_calls(&rig, 1, calls, repeats, &wall, &cpu) != 0) return 1;
+  if (time_calls(&rig, TAKE_TENSOR, calls, repeats, &wall, &cpu) != 0) return 1;
   printf("tensor_us_per_call %.2f\ntensor_cpu_us_per_call %.2f\n", wall, cpu);
+  if (time_calls(&rig, TAKE_TENSOR_FIRST, calls, repeats, &wall, &cpu) != 0) return 1;
+  printf("tensor_first_us_per_call %.2f\ntensor_first_cpu_us_per_call %.2f\n", wall, cpu);
   rig_close(&rig);
   return 0;
 }
