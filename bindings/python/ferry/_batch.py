@@ -26,6 +26,25 @@ from ._errors import error
 
 _KDL_CPU, _KDL_CUDA = 1, 2
 
+# (current stream of a device index -> int cudaStream_t, capsule -> tensor), looked up on
+# first use (torch_interop()): torch's own raw lookups, each about 1 us a call, where
+# torch.cuda.current_stream(i).cuda_stream builds a Stream object (25-30 us on an H200 host)
+# and torch.from_dlpack(capsule) passes through a Python wrapper first.
+_TORCH_INTEROP: Optional[Tuple[Any, Any]] = None
+
+
+def torch_interop() -> Tuple[Any, Any]:
+    """(current_stream(index) -> int, from_capsule(capsule) -> tensor) for torch,
+    imported on the first call; torch's public calls where its private ones
+    are missing."""
+    global _TORCH_INTEROP
+    if _TORCH_INTEROP is None:
+        import torch
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        current = raw if raw is not None else (lambda index: torch.cuda.current_stream(index).cuda_stream)
+        _TORCH_INTEROP = (current, getattr(torch._C, "_from_dlpack", None) or torch.from_dlpack)
+    return _TORCH_INTEROP
+
 
 class Batch:
     """A batch in flight or complete. Made by :meth:`Context.submit`.
@@ -189,22 +208,22 @@ class Batch:
         about as much as the rest of a one-image call from Python; this
         asks torch for the raw stream (about 1 us) and hands torch the
         capsule. The tensor holds the output past close(), as any DLPack
-        export does. torch must be importable."""
-        import torch
+        export does. On a GPU it needs no wait: take it first, then wait
+        where the host must. torch must be importable."""
+        current, from_capsule = _TORCH_INTEROP or torch_interop()
         handle = self._h
         if handle is None:
             self._handle()  # raises
         kind, index = self._context._dlpack_device
         if kind == _KDL_CUDA:
-            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-            stream = raw(index) if raw is not None else torch.cuda.current_stream(index).cuda_stream
+            stream = current(index)
             if stream != self._handoff_stream:  # the hand-off at submit already ordered that stream
                 handle.stream_wait(stream)
         elif not self._complete:
             handle.wait()
             self._complete = True
-        # __dlpack__(stream=...) inlined; a capsule, which torch.from_dlpack takes as it is.
-        return torch.from_dlpack(_swig.dlpack_capsule(handle, self._out, False))
+        # __dlpack__(stream=...) inlined: the capsule, to torch as it is.
+        return from_capsule(_swig.dlpack_capsule(handle, self._out, False))
 
     def _hold_output(self) -> None:
         """An array interface hands out a bare address: this object, which the

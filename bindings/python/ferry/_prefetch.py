@@ -18,7 +18,7 @@ from typing import Any, Callable, Deque, Dict, Iterable, Iterator, Optional, Tup
 
 from ._ahead import release
 from ._augment import Augment, check_augment
-from ._batch import Batch
+from ._batch import Batch, torch_interop
 from ._context import Context, Transform, check_context
 from ._enums import Device, Layout, SourcePolicy, Status
 from ._errors import FerryError, error
@@ -263,8 +263,7 @@ def torch_output(batch: Batch, stream: Optional[int]) -> Any:
     capsule is taken directly. torch.from_dlpack(batch) would look the
     current stream up again to pass it to __dlpack__, which waits on it no
     second time: 60 us a batch on an H200 host, against about 10."""
-    import torch.utils.dlpack
-    return torch.utils.dlpack.from_dlpack(batch.__dlpack__(stream=stream))
+    return torch_interop()[1](batch.__dlpack__(stream=stream))
 
 
 def _finish(pending: Deque[Tuple[Batch, Any, Any]], yielded: Optional[Batch]) -> None:
@@ -284,13 +283,11 @@ def device_hooks(context: Context) -> Tuple[Callable[[], Any], Callable[[Any], A
     if context.device != Device.CUDA or torch is None or not torch.cuda.is_available():
         return (lambda: None), (lambda v: v)
     device = torch.device("cuda", context.device_index)
-    # torch's own lookup of the raw cudaStream_t (torch._inductor's): 1 us a call, where
-    # current_stream(device).cuda_stream builds a Stream object, 25-30 us on an H200 host.
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    current = torch_interop()[0]
     index = context.device_index
 
     def stream() -> int:
-        return raw(index) if raw is not None else torch.cuda.current_stream(device).cuda_stream
+        return current(index)
 
     def move(value: Any) -> Any:
         return value.to(device, non_blocking=True) if isinstance(value, torch.Tensor) else value

@@ -23,7 +23,7 @@ import numpy as np
 
 from ._ahead import made_ahead, release
 from ._augment import Augment, _integer
-from ._batch import Batch
+from ._batch import Batch, torch_interop
 from ._context import Transform, _is_torch
 from ._dataset import ResidentDataset
 from ._descriptors import _positive_int
@@ -200,6 +200,7 @@ class ResidentLoader:
         # Device gathers read their slice of the order where it lies: its address,
         # checked once (the order is ferry's own int64 array on the context's GPU).
         address = order.data_ptr() if self._device_gathers else None
+        from_capsule = torch_interop()[1] if self._torch else None
 
         def make(k: int) -> Tuple[Any, Any, Any]:
             """(images: a torch tensor, its batch released, or the Batch; the
@@ -210,7 +211,7 @@ class ResidentLoader:
             if address is not None and self._torch:  # the common case in one crossing
                 capsule, params = self._dataset._gather_device_capsule(address + 8 * first, last - first, spec,
                                                                        augment, handoff, order)
-                return torch.utils.dlpack.from_dlpack(capsule), params, labels
+                return from_capsule(capsule), params, labels
             if address is None:
                 batch = self._dataset.gather(order[first:last], self._transform, stream=handoff, augment=augment)
             else:
