@@ -67,6 +67,16 @@ class Transform:
     def __init__(self, **kwargs: Any) -> None:
         self._spec = make_transform(**kwargs)  # checked here; mean/std against a source's channels at use
 
+    @classmethod
+    def _of_keywords(cls, kwargs: Dict[str, Any]) -> "Transform":
+        """Transform(**kwargs) with the spec cached_transform keeps for these
+        keywords: a loader made anew each epoch then finds its transform
+        built for the source's shape, where a new spec builds it again at
+        the pass's first submit (tens of microseconds before the first copy)."""
+        made = cls.__new__(cls)
+        made._spec = cached_transform(kwargs)
+        return made
+
     def __repr__(self) -> str:
         return f"ferry.Transform({self._spec.keywords()})"
 

@@ -215,7 +215,7 @@ def loader_transform(transform: Optional[Transform], augment: Optional[Augment],
     if transform is not None and (transform_kwargs or not isinstance(transform, Transform)):
         raise error(Status.INVALID_ARGUMENT, f"transform is {transform!r} with keywords {sorted(transform_kwargs)}: "
                     "pass one ferry.Transform, or the transform keywords")
-    made = transform if transform is not None else Transform(**transform_kwargs)
+    made = transform if transform is not None else Transform._of_keywords(transform_kwargs)
     return made, check_augment(augment) if augment is not None else made._spec.augment
 
 
