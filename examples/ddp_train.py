@@ -4,7 +4,8 @@ users run several GPUs.
 Each process holds its own ferry context on its local GPU (the CPU backend
 where there is none) and feeds its DistributedDataParallel replica from its
 DistributedSampler shard through ferry.PrefetchLoader: uint8 NHWC batches from
-a DataLoader (pin_memory=False: ferry stages pageable memory itself), two
+a DataLoader (--workers worker processes collate them; pin_memory=False:
+ferry stages pageable memory itself), two
 batches in flight ahead of the model, handed off to PyTorch's stream. NCCL
 between GPUs, gloo on the CPU.
 
@@ -13,7 +14,7 @@ between GPUs, gloo on the CPU.
 
     # The scaling figure (issue 11): ResNet-18, bf16 autocast, channels_last, 224 px
     torchrun --standalone --nproc_per_node=2 examples/ddp_train.py --model resnet18 \
-        --batch 256 --size 224 --steps 60 --warmup 10
+        --batch 256 --size 224 --steps 60 --warmup 10 --workers 4
 
 Rank 0 prints the images per second of every process together (the steps
 after --warmup, which cover cuDNN's autotuning and NCCL's first collectives),
@@ -68,6 +69,8 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=64, help="image side in pixels")
     parser.add_argument("--warmup", type=int, default=1, help="steps before the timed ones")
     parser.add_argument("--model", choices=("tiny", "resnet18"), default="tiny")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="DataLoader worker processes per process (0: collate in the training process)")
     args = parser.parse_args()
 
     local_rank = int(os.environ.get("LOCAL_RANK", 0))
@@ -83,7 +86,10 @@ def main() -> None:
         parser.error(f"--warmup {args.warmup} must be below --steps {args.steps}")
     dataset = DecodedImages(args.steps * args.batch * world, args.size)
     sampler = DistributedSampler(dataset, num_replicas=world, rank=rank, shuffle=True, seed=0)
-    loader = DataLoader(dataset, batch_size=args.batch, sampler=sampler, pin_memory=False, drop_last=True)
+    # Workers collate the batches: in the training process, collation would take the one Python
+    # thread from the model's step, and a process's images/s would follow its host, not its GPU.
+    loader = DataLoader(dataset, batch_size=args.batch, sampler=sampler, pin_memory=False, drop_last=True,
+                        num_workers=args.workers)
 
     device = torch.device("cuda", local_rank) if use_cuda else torch.device("cpu")
     model = make_model(args.model, device)
