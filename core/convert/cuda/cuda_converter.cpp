@@ -6,9 +6,7 @@
 #include <vector>
 
 #include "core/convert/cuda/convert_kernel_params.h"
-#include "core/convert/cuda/frame_decode_kernel.h"
 #include "core/convert/cuda/gather_pointers.h"
-#include "core/convert/cuda/resample_params.h"
 #include "core/convert/cuda/window_gather.h"
 #include "core/convert/kernel_choice.h"
 #include "core/device/cuda/cuda_check.h"
@@ -46,58 +44,6 @@ std::vector<SampleParams> sample_params_of(const ConvertPlan& plan, std::int64_t
     d.unused = 0;
   }
   return table;
-}
-
-using cuda_convert::ResampleParams;
-using cuda_convert::ResampleSample;
-
-// Local sample i's row of the resample kernel's table: where the sample is in
-// `source`, and what global sample first + i of the plan does with it.
-// What global sample g of the plan does, whatever its source: its axes or
-// window, size, channel coefficients and mirror.
-ResampleSample resample_geometry_of(const ConvertPlan& plan, std::int64_t g) {
-  ResampleSample s;
-  if (plan.resize) s.axes = plan.resize_of(g);
-  const Rect window = plan.window_of(g);
-  s.x = static_cast<std::int32_t>(window.x);
-  s.y = static_cast<std::int32_t>(window.y);
-  s.h = static_cast<std::int32_t>(plan.h_of(g));
-  s.w = static_cast<std::int32_t>(plan.w_of(g));
-  std::memcpy(s.alpha, plan.alpha_of(g), sizeof s.alpha);
-  std::memcpy(s.beta, plan.beta_of(g), sizeof s.beta);
-  s.mirror = plan.mirror_of(g);
-  if (!plan.sample_color.empty()) s.color = plan.sample_color[static_cast<std::size_t>(g)];
-  return s;
-}
-
-ResampleSample resample_sample_of(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
-                                  std::int64_t i) {
-  const std::int64_t g = first + i;
-  ResampleSample s = resample_geometry_of(plan, g);
-  s.data = source.samples != nullptr ? source.samples[i] : source.base + i * source.strides.n;
-  FERRY_EXPECT(s.data != nullptr, Status::InvalidArgument, "source.samples[", i, "] is NULL");
-  const Strides4 strides = source.strides_of(i);
-  s.stride_c = strides.c, s.stride_h = strides.h, s.stride_w = strides.w;
-  s.extent = (plan.h_of(g) - 1) * strides.h + (plan.w_of(g) - 1) * strides.w + (plan.c - 1) * strides.c + 1;
-  return s;
-}
-
-// Local frame i, decoded by the resample kernel at each tap: its planes.
-ResampleSample resample_frame_of(const ConvertPlan& plan, const SourceView& frames, std::int64_t first, std::int64_t i) {
-  ResampleSample s = resample_geometry_of(plan, first + i);
-  const frame::FrameRef f = frame_ref_of(plan, frames, first, i);
-  s.data = f.base;
-  for (int k = 0; k < 3; ++k) s.plane_offset[k] = f.offset[k], s.plane_pitch[k] = f.pitch[k];
-  return s;
-}
-
-// Whether the resample kernel decodes these frames itself (no RGB scratch, no
-// decode kernel): 4:2:0 with nearest chroma, linear, 3 output channels.
-bool decode_in_resample(const ConvertPlan& plan) {
-  const PixelFormat f = plan.frame.format;
-  const bool yuv420 = f == PixelFormat::NV12 || f == PixelFormat::NV21 || f == PixelFormat::I420 || f == PixelFormat::YV12;
-  return yuv420 && plan.frame.chroma == ChromaFilter::Nearest && plan.resize &&
-         plan.interpolation == Interpolation::Linear && plan.out_channels == 3;
 }
 
 }  // namespace
@@ -271,116 +217,6 @@ bool CudaConverter::convert_gather(const ConvertPlan& plan, const SourceView& so
   }
   memory_.device_cache().free(table, stream);  // after the launch: see convert()
   return true;
-}
-
-void CudaConverter::convert_frames(const ConvertPlan& plan, const SourceView& frames, std::int64_t first,
-                                   std::int64_t count, DecodedFrames& decoded, void* output_base, void* stream) {
-  DeviceScope scope(runtime_);
-  if (decode_in_resample(plan)) {
-    convert_resampled(plan, frames, first, count, output_base, stream, true);
-    return;
-  }
-  std::vector<cuda_convert::DecodeFrameRow> rows(static_cast<std::size_t>(count));
-  std::int64_t max_h = 1, max_w = 1;
-  for (std::int64_t i = 0; i < count; ++i) {
-    rows[static_cast<std::size_t>(i)].frame = frame_ref_of(plan, frames, first, i);
-    max_h = std::max<std::int64_t>(max_h, rows[static_cast<std::size_t>(i)].frame.h);
-    max_w = std::max<std::int64_t>(max_w, rows[static_cast<std::size_t>(i)].frame.w);
-  }
-  DeviceCache& cache = memory_.device_cache();
-  auto* rgb = static_cast<std::uint8_t*>(cache.allocate(static_cast<std::size_t>(decoded.bytes()), stream));
-  void* table = nullptr;
-  try {
-    for (std::int64_t i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)].rgb = rgb + decoded.offset(i);
-    cuda_convert::DecodeFrames launch;
-    launch.count = count;
-    if (count <= cuda_convert::kInlineFrames) {
-      std::copy(rows.begin(), rows.end(), launch.inline_rows);  // no table to copy
-    } else {
-      table = upload(rows.data(), rows.size() * sizeof(cuda_convert::DecodeFrameRow), stream);
-      launch.table = static_cast<const cuda_convert::DecodeFrameRow*>(table);
-    }
-    cuda_convert::launch_decode_frames(launch, plan.frame, max_h, max_w, stream);
-    convert(plan, decoded.view_of(rgb), first, count, output_base, stream, nullptr);
-  } catch (...) {
-    if (table != nullptr) cache.free(table, stream);
-    cache.free(rgb, stream);
-    throw;
-  }
-  // Behind the kernels that read them (see convert()).
-  if (table != nullptr) cache.free(table, stream);
-  cache.free(rgb, stream);
-}
-
-void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
-                                      std::int64_t count, void* output_base, void* stream, bool decode_frames) {
-  ResampleParams p;
-  p.out = static_cast<std::uint8_t*>(output_base);
-  p.first = first;
-  p.count = count;
-  p.out_n = plan.out_strides.n, p.out_c = plan.out_strides.c, p.out_h = plan.out_strides.h;
-  p.out_w = plan.out_strides.w;
-  p.oh = static_cast<std::int32_t>(plan.out_h);
-  p.ow = static_cast<std::int32_t>(plan.out_w);
-  p.oc = plan.out_channels;
-  p.oct = plan.out_channels_total;
-  std::memcpy(p.channel_map, plan.channel_map, sizeof p.channel_map);
-  p.dtype = plan.dtype;
-  p.pad_bits = plan.pad_bits;
-  p.fill_bits = plan.fill_bits;
-  std::memcpy(p.letterbox_bits, plan.letterbox_bits, sizeof p.letterbox_bits);
-  const auto sampler = plan.resize ? static_cast<cuda_convert::Sampler>(static_cast<int>(plan.interpolation))
-                                   : cuda_convert::Sampler::Copy;
-  if (decode_frames) p.frame = plan.frame;
-  p.augment = (plan.zero_outside ? cuda_convert::kAugmentZeroOutside : 0) |
-              (plan.sample_color.empty() ? 0 : cuda_convert::kAugmentColor);
-  auto sample = [&](std::int64_t i) {
-    return decode_frames ? resample_frame_of(plan, source, first, i) : resample_sample_of(plan, source, first, i);
-  };
-  DeviceCache& cache = memory_.device_cache();
-  void* table = nullptr;
-  // Pointers the device writes (SourceView::Resident's device_indices) need a table in device memory.
-  const bool gathered_on_device = source.resident.device_indices != nullptr;
-  if (count <= cuda_convert::kInlineSamples && !gathered_on_device) {
-    for (std::int64_t i = 0; i < count; ++i) p.inline_samples[i] = sample(i);  // no table to copy
-  } else {
-    std::vector<ResampleSample> rows(static_cast<std::size_t>(count));
-    for (std::int64_t i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)] = sample(i);
-    table = upload(rows.data(), rows.size() * sizeof(ResampleSample), stream);
-    p.table = static_cast<const ResampleSample*>(table);
-    static_assert(offsetof(ResampleSample, data) == 0, "launch_gather_pointers writes a row's first field");
-    if (gathered_on_device) {
-      try {
-        cuda_convert::launch_gather_pointers(table, sizeof(ResampleSample), source.resident, count, stream);
-      } catch (...) {
-        memory_.device_cache().free(table, stream);
-        throw;
-      }
-    }
-  }
-  void* gray = nullptr;
-  try {
-    if (plan.contrast_mean) {
-      // The contrast means: a pass that sums each sample's gray values (integers, so
-      // the order of the atomics does not show), then the conversion reads them.
-      const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(unsigned long long);
-      gray = cache.allocate(bytes, stream);
-      FERRY_CUDA_TRY(cudaMemsetAsync(gray, 0, bytes, static_cast<cudaStream_t>(stream)));
-      ResampleParams sums = p;
-      sums.mean_pass = 1;
-      sums.gray_out = static_cast<unsigned long long*>(gray);
-      cuda_convert::launch_resample(sums, sampler, stream);
-      p.gray_sums = static_cast<const unsigned long long*>(gray);
-    }
-    cuda_convert::launch_resample(p, sampler, stream);
-  } catch (...) {
-    if (gray != nullptr) cache.free(gray, stream);
-    if (table != nullptr) cache.free(table, stream);
-    throw;
-  }
-  // After the launches: see convert().
-  if (gray != nullptr) cache.free(gray, stream);
-  if (table != nullptr) cache.free(table, stream);
 }
 
 int CudaConverter::max_vector_blocks(const cuda_convert::KernelParams& p, DType dtype, int step) {
