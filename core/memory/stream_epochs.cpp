@@ -28,6 +28,17 @@ std::uint64_t StreamEpochs::poll(StreamKey stream) {
   auto it = streams_.find(stream);
   if (it == streams_.end()) return 0;
   PerStream& s = it->second;
+  // The newest event first: once it completed, so did every event recorded
+  // before it on the stream, and one query answers for all of them. (Each
+  // was queried in turn: an H100 host's one-image submits spent 6-8 us in
+  // the device cache's reclaim, a third of them, with several streams'
+  // events outstanding.)
+  if (s.outstanding.size() > 1 && events_.backend().event_query(s.outstanding.back().event)) {
+    s.safe = s.outstanding.back().epoch + 1;
+    for (const Recorded& r : s.outstanding) events_.release(r.event);
+    s.outstanding.clear();
+    return s.safe;
+  }
   while (!s.outstanding.empty() && events_.backend().event_query(s.outstanding.front().event)) {
     s.safe = s.outstanding.front().epoch + 1;
     events_.release(s.outstanding.front().event);

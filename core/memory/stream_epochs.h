@@ -10,9 +10,9 @@
 // would also cover the work queued meanwhile, so it would seldom be complete
 // when polled and memory whose work finished would look busy.
 //
-// Events on one stream complete in order, so the outstanding events of a
-// stream are polled front to back. Not thread-safe: the owner's arena lock
-// guards it.
+// Events on one stream complete in order, so a poll asks the newest
+// outstanding event first (complete: all are), then the others front to
+// back. Not thread-safe: the owner's arena lock guards it.
 #pragma once
 
 #include <cstdint>

@@ -96,6 +96,7 @@ class FakeRuntime final : public core::DeviceRuntime {
   }
   bool event_query(core::EventHandle event) override {
     std::lock_guard<std::mutex> lock(mutex_);
+    ++queries;
     auto* e = static_cast<Event*>(event);
     return e->complete || done_upto_[e->stream] >= e->seq;
   }
@@ -138,7 +139,8 @@ class FakeRuntime final : public core::DeviceRuntime {
 
   // Call counts, read by tests after the threads joined.
   std::size_t device_mallocs = 0, device_frees = 0, pinned_allocs = 0, registers = 0, records = 0,
-              synchronizes = 0, events_created = 0, high_priority_streams = 0, bad_frees = 0, unexpected_calls = 0;
+              synchronizes = 0, events_created = 0, high_priority_streams = 0, bad_frees = 0, unexpected_calls = 0,
+              queries = 0;
 
  private:
   struct Event {
