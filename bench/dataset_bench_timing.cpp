@@ -42,9 +42,10 @@ void settle_after_free(const Backend& b) {
 
 }  // namespace
 
-CreateTimes create_times(const Backend& b, const ferry_source& src, int reps, bool settle) {
+CreateTimes create_times(const Backend& b, const ferry_source& src, int reps, bool settle, bool cold) {
   std::vector<double> call, upload;
   for (int r = 0; r <= reps; ++r) {  // the first warms the pinned ring and the staging threads up
+    if (cold) check(ferry_memory_trim(b.ctx, FERRY_MEMORY_DEVICE), "ferry_memory_trim");
     if (settle) settle_after_free(b);
     ferry_dataset_t ds = nullptr;
     const auto t0 = Clock::now();

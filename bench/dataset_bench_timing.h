@@ -21,8 +21,10 @@ struct CreateTimes {
 // Median of `reps` creates of `src` on b's context, after one warm-up. With
 // `settle`, each create first waits for the driver's work after the previous
 // one's free to pass (dataset_bench_timing.cpp says why); without, each
-// follows the last destroy at once.
-CreateTimes create_times(const Backend& b, const ferry_source& src, int reps, bool settle = true);
+// follows the last destroy at once. With `cold`, the context's cached device
+// blocks go back first (ferry_memory_trim), as in a new context: the block the
+// upload's head goes ahead into (ResidentDataset::head_samples) is allocated too.
+CreateTimes create_times(const Backend& b, const ferry_source& src, int reps, bool settle = true, bool cold = false);
 
 #if FERRY_HAVE_CUDA
 // Milliseconds (host clock, median of reps after one warm-up, each settled

@@ -4,7 +4,8 @@
 // one conversion, no copy). include/ferry/dataset.h is its C ABI.
 //
 // The samples live in one ResidentStorage block, packed in the source's
-// layout: sample i at offset(i), of size h(i) x w(i) x c. A gather's batch
+// layout: sample i at offset(i), of size h(i) x w(i) x c. On a GPU the first
+// samples go ahead while that block is allocated (head_samples). A gather's batch
 // holds the storage until its kernel has completed, so a dataset may be
 // destroyed (or its context) while gathers are in flight.
 //
@@ -22,6 +23,8 @@
 
 namespace ferry::core {
 
+class UploadQueue;
+
 enum class DatasetPlacement : int { Replica = 0, Shard = 1 };
 
 struct DatasetOptions {
@@ -29,6 +32,10 @@ struct DatasetOptions {
   int rank = 0, world_size = 1;
   std::uint64_t part_bytes = 0;  // 0: kDefaultPartBytes
   SourcePolicy source_policy = SourcePolicy::Auto;
+  // Bytes of samples sent ahead into a block of the device cache while the
+  // storage is allocated (ResidentDataset::head_samples); -1: ferry's choice.
+  // Not in the C ABI: tests set it to run the head on the CPU backend.
+  std::int64_t head_bytes = -1;
 };
 
 // The memory of a dataset's samples, given back (and uncounted) by its last owner.
@@ -57,7 +64,7 @@ class ResidentDataset {
   // Throws ferry::Error; nothing is left held.
   ResidentDataset(Context& context, const SourceDesc& source, const DatasetOptions& options);
 
-  std::int64_t count() const noexcept { return static_cast<std::int64_t>(source_index_.size()); }
+  std::int64_t count() const noexcept { return count_; }
   std::int64_t source_count() const noexcept { return source_count_; }
   std::int64_t h() const noexcept { return h_; }
   std::int64_t w() const noexcept { return w_; }
@@ -98,12 +105,17 @@ class ResidentDataset {
   std::shared_ptr<const void> storage_owner() const noexcept { return storage_; }
 
  private:
-  void upload(Context& context, const ConvertPlan& plan, const SourceDesc& source);
+  void upload(Context& context, const ConvertPlan& plan, const SourceDesc& source, std::uint64_t total);
+  void send_parts(UploadQueue& queue, const ConvertPlan& plan, const SourceDesc& source, std::int64_t from,
+                  std::int64_t to, std::uint8_t* dst, const SubmitOptions& submit) const;
+  std::int64_t head_samples(DeviceRuntime& runtime, std::uint64_t total) const noexcept;
+  std::uint64_t offset_of(std::int64_t held) const noexcept;  // where held sample `held` starts
+  std::int64_t source_of(std::int64_t held) const noexcept;   // the source sample held sample `held` is
 
   DatasetOptions options_;
   std::int64_t source_count_ = 0, h_ = 0, w_ = 0, c_ = 0;
   Layout layout_ = Layout::NHWC;
-  std::vector<std::int64_t> source_index_;  // held sample -> source sample
+  std::int64_t count_ = 0;  // samples held
   std::uint64_t sample_bytes_ = 0;           // one size
   // Variable sizes: held sample i is sizes_[i] (h, w) at offsets_[i]; empty for one size.
   struct Size {

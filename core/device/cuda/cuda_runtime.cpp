@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -78,6 +79,14 @@ class CudaRuntime final : public DeviceRuntime {
     if (previous != device_) (void)cudaSetDevice(previous);
     if (!ok) (void)cudaGetLastError();
     return ok;
+  }
+  std::size_t device_memory_bytes() noexcept override {
+    std::size_t known = device_bytes_.load(std::memory_order_relaxed);
+    if (known != 0) return known;
+    std::size_t free_bytes = 0;
+    if (!memory_info(&free_bytes, &known)) return 0;
+    device_bytes_.store(known, std::memory_order_relaxed);
+    return known;
   }
   void device_free(void* ptr) noexcept override {
     // noexcept: a device that cannot be made current is reported by the free itself.
@@ -215,6 +224,7 @@ class CudaRuntime final : public DeviceRuntime {
   PinnedMethod method_;
   int host_node_;  // pinned segments prefer this NUMA node (-1: the first touch decides)
   bool kernels_read_pinned_;
+  std::atomic<std::size_t> device_bytes_{0};  // device_memory_bytes, once known
 
   // With unified addressing, cudaHostAlloc'd memory is mapped for the device
   // at its host address; registered memory is where the device also says
