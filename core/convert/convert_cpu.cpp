@@ -4,6 +4,7 @@
 // stream of elements, the coefficients repeat per pixel) and planar output
 // from interleaved input (NCHW from NHWC: a block is de-interleaved once into
 // per-channel runs). Everything else is gathered per channel with its strides.
+// uint8 out in the source's layout, unchanged, is copied a sample at a time.
 #include "core/convert/convert_cpu.h"
 
 #include <algorithm>
@@ -277,6 +278,43 @@ void convert_rows(const RowJob& job, std::int64_t begin, std::int64_t end) {
   for (std::int64_t r = begin; r < end; ++r) convert_row<T>(job, r);
 }
 
+// uint8 in the source's layout, unchanged (ConvertPlan::copies_bytes: a
+// resident dataset's upload, an identity transform): each sample's bytes as
+// they lie, one copy a sample, or a row at a time where the rows are padded.
+// The row path costs about 50 ns a row: a CIFAR-sized upload (50,000 images
+// of 32 rows) ran at 0.14 of a threaded memcpy. False where a row's bytes are
+// not contiguous in the source (strided pixels or channels): the row path.
+bool copy_samples(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
+                  std::uint8_t* output, ThreadPool& pool) {
+  const Strides4& s = source.strides;
+  const bool nhwc = plan.source_layout == Layout::NHWC;
+  const std::int64_t h = plan.h, w = plan.w, c = plan.c;
+  // NHWC: a row is w * c bytes; NCHW: a row of one channel's plane is w bytes, c planes a sample.
+  const bool rows_contiguous = nhwc ? (w == 1 || s.w == c) && (c == 1 || s.c == 1) : (w == 1 || s.w == 1);
+  if (!rows_contiguous) return false;
+  const std::int64_t row = nhwc ? w * c : w, planes = nhwc ? 1 : c;
+  const bool packed = (h == 1 || s.h == row) && (planes == 1 || s.c == h * w);
+  const std::int64_t sample_bytes = h * w * c;
+  const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t{256} << 10) / sample_bytes);
+  pool.parallel_for(
+      0, count,
+      [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t i = b; i < e; ++i) {
+          const std::uint8_t* from = source.samples ? source.samples[i] : source.base + i * s.n;
+          std::uint8_t* to = output + (first + i) * plan.out_strides.n;
+          if (packed) {
+            std::memcpy(to, from, static_cast<std::size_t>(sample_bytes));
+            continue;
+          }
+          for (std::int64_t k = 0; k < planes; ++k)
+            for (std::int64_t y = 0; y < h; ++y)
+              std::memcpy(to + (k * h + y) * row, from + k * s.c + y * s.h, static_cast<std::size_t>(row));
+        }
+      },
+      grain);
+  return true;
+}
+
 }  // namespace
 
 void convert_on_cpu(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
@@ -286,6 +324,8 @@ void convert_on_cpu(const ConvertPlan& plan, const SourceView& source, std::int6
     convert_resized_on_cpu(plan, source, first, count, output_base, pool);
     return;
   }
+  if (plan.copies_bytes() && copy_samples(plan, source, first, count, static_cast<std::uint8_t*>(output_base), pool))
+    return;
   const CpuKernels kernels = cpu_kernels(plan.dtype, isa);
   const std::int64_t row_bytes = std::max<std::int64_t>(
       1, plan.out_w * plan.out_channels_total * plan.element_size);
