@@ -70,7 +70,11 @@ FERRY_API ferry_status ferry_dataset_info_init(ferry_dataset_info* out, size_t s
  * frame format) and uploads the samples `options` places here through the
  * staging pipeline (pageable memory staged, pinned or registered memory by
  * DMA). Returns when the upload is complete: the source may be reused at
- * once. options may be NULL for the defaults.
+ * once. options may be NULL for the defaults. On a GPU, a set of 16 MB or
+ * more sends its first samples (32 MB, or a 32nd of the set, at most a
+ * quarter) into a block of the context's device cache while the set's memory
+ * is allocated; the block stays cached afterwards for the context's other
+ * work (ferry_memory_trim with FERRY_MEMORY_DEVICE gives it back).
  * Memory it cannot get is FERRY_ERR_OUT_OF_MEMORY, with the bytes needed and
  * the device's free bytes in the message; nothing is left held. */
 FERRY_API ferry_status ferry_dataset_create(ferry_dataset_t* out, ferry_context_t ctx, const ferry_source* source,
