@@ -3,22 +3,13 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 namespace ferry::core {
 
-// Blocks of 2 MB or more on 2 MB boundaries, advised into huge pages: a
-// resident dataset's 154 MB took 40,000 page faults at its first touch with
-// 4 KB pages, most of its upload's time on the CPU backend.
 void* HostRuntime::aligned(std::size_t bytes) noexcept {
-  constexpr std::size_t kHugePage = std::size_t{2} << 20;
   void* p = nullptr;
-  if (posix_memalign(&p, bytes >= kHugePage ? kHugePage : kAlignment, bytes) != 0) return nullptr;
-#ifdef MADV_HUGEPAGE
-  if (bytes >= kHugePage) (void)madvise(p, bytes, MADV_HUGEPAGE);  // advice only
-#endif
-  return p;
+  return posix_memalign(&p, kAlignment, bytes) == 0 ? p : nullptr;
 }
 
 void HostRuntime::device_free(void* ptr) noexcept { std::free(ptr); }
