@@ -137,9 +137,12 @@ std::int64_t ResidentDataset::head_samples(DeviceRuntime& runtime, std::uint64_t
   }
   const std::size_t device_bytes = target != 0 ? runtime.device_memory_bytes() : 0;
   if (device_bytes != 0 && total + target > device_bytes) return 0;
-  std::int64_t k = 0;
-  while (k + 1 < count() && offset_of(k + 1) <= target) ++k;  // whole samples, at least one left behind
-  return k;
+  // Whole samples, at least one left behind: the most k with offset_of(k) <= target.
+  const std::int64_t k = variable_sizes()
+                             ? static_cast<std::int64_t>(std::upper_bound(offsets_.begin(), offsets_.end(), target) -
+                                                         offsets_.begin()) - 1
+                             : static_cast<std::int64_t>(target / sample_bytes_);
+  return std::min(k, count() - 1);
 }
 
 void ResidentDataset::upload(Context& context, const ConvertPlan& plan, const SourceDesc& source,

@@ -15,6 +15,7 @@
 #include "core/convert/convert_plan.h"
 #include "ferry/ferry.h"
 #include "tests/support/convert_reference.h"
+#include "tests/support/test_context.h"
 
 namespace {
 
@@ -27,12 +28,8 @@ struct Case {
 };
 
 TEST(ConvertCpuCopy, Uint8InTheSourcesLayoutIsItsBytesOnEveryRoute) {
-  ferry_context_options o;
-  ferry_context_options_init(&o, sizeof o);
-  o.device_kind = FERRY_DEVICE_CPU;
-  o.cpu_threads = 3;
-  ferry_context_t ctx = nullptr;
-  ASSERT_EQ(ferry_context_create(&ctx, &o), FERRY_OK) << ferry_last_error();
+  ferry_context_t ctx = ferry::test::make_test_context(FERRY_DEVICE_CPU, 3);
+  ASSERT_NE(ctx, nullptr) << ferry_last_error();
   constexpr std::int64_t n = 300, h = 48, w = 64, c = 3;
   const Case cases[] = {
       {"NHWC packed", FERRY_LAYOUT_NHWC, 0, 0, 0, c, false},
