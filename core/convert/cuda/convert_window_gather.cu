@@ -6,7 +6,8 @@
 // launch: no table copied, no pointer kernel before it. Measured (H200): a
 // batch of 256 CIFAR samples (RandomCrop(4) + flip to f16 NCHW) took 14.7 us
 // through the table path (two copies, the pointer kernel and the window
-// kernel), 5.9 us here; the steps between: PERF_NOTES.md.
+// kernel), 6.7 us here with its samples' lines and pages cold (5.9-6.0 right
+// after the upload wrote them); the steps between: PERF_NOTES.md.
 //
 // Instantiated for NCHW output and NHWC output of as many channels as the
 // source has (the usual recipes); other shapes take the table path.
@@ -74,6 +75,7 @@ struct GatheredSamples {
   const KernelParams& p;
   const GatherParams& g;
   GatherEntry* entries;  // kBlockEntries in shared memory
+  int unit_pixels;       // output pixels a unit (16 bytes of the output type)
   std::uint32_t first = 0, held = 0;
   const std::uint8_t* sample = nullptr;
 
@@ -96,7 +98,23 @@ struct GatheredSamples {
   __device__ __forceinline__ std::uint32_t sample_of_unit(std::uint32_t unit) const {
     return p.runs_per_sample_div.divide(p.units_per_run.divide(unit));
   }
+  // The span of the thread's first unit, asked into the L2 before the draws:
+  // its sample's address needs no draw, only the window's origin does, so the
+  // DRAM reads (and the page walks of a random gather) run while the draws
+  // are made instead of after them. The unit's row and column unshifted by
+  // the window (those are drawn), clamped into the sample: a block's threads
+  // cover its samples' rows between them. An H200, CIFAR's recipe at batch
+  // 256: 7.0-7.1 -> 6.7 us (a plain load in its place: no better).
+  __device__ __forceinline__ void prefetch_first_span(std::uint32_t unit) const {
+    const std::uint32_t run = p.units_per_run.divide(unit);
+    const std::uint32_t i = p.runs_per_sample_div.divide(run);
+    const int row = min(static_cast<int>(run - i * p.runs_per_sample_div.d), p.h - 1);
+    const int x = min(static_cast<int>(unit - run * p.units_per_run.d) * unit_pixels, p.w - 1);
+    const std::uint8_t* at = sample_at(i) + static_cast<std::int64_t>(row) * p.src_h + x * p.c;
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(at));
+  }
   __device__ __forceinline__ void prepare(std::uint32_t begin, std::uint32_t end) {
+    if (begin + threadIdx.x < end) prefetch_first_span(begin + threadIdx.x);
     if (begin < end) {
       first = sample_of_unit(begin);
       held = min(sample_of_unit(end - 1) - first + 1, static_cast<std::uint32_t>(kBlockEntries));
@@ -120,7 +138,7 @@ template <DType D, int C, int SHAPE>
 __global__ void __launch_bounds__(kWindowThreads, resident_blocks(4, kWindowThreads))
     window_gather_kernel(const KernelParams p, const __grid_constant__ GatherParams g) {
   __shared__ GatherEntry entries[kBlockEntries];
-  GatheredSamples samples{p, g, entries};
+  GatheredSamples samples{p, g, entries, 16 / elem_size<D>()};
   convert_window_units<D, C, SHAPE>(p, samples);
 }
 
