@@ -103,8 +103,9 @@ struct GatheredSamples {
   // DRAM reads (and the page walks of a random gather) run while the draws
   // are made instead of after them. The unit's row and column unshifted by
   // the window (those are drawn), clamped into the sample: a block's threads
-  // cover its samples' rows between them. An H200, CIFAR's recipe at batch
-  // 256: 7.0-7.1 -> 6.7 us (a plain load in its place: no better).
+  // cover its samples' rows between them. H200s, CIFAR's recipe at batch
+  // 256: 7.0-7.1 -> 6.7 us on one host, 6.6 -> 6.0 on another (a plain load
+  // in its place: no better); the 64x64 rows lose 0.01-0.03 of a D2D copy.
   __device__ __forceinline__ void prefetch_first_span(std::uint32_t unit) const {
     const std::uint32_t run = p.units_per_run.divide(unit);
     const std::uint32_t i = p.runs_per_sample_div.divide(run);
