@@ -12,7 +12,7 @@ bash cmake/scripts/install_deps.sh test
 # install_deps.sh installed cuobjdump where there is a CUDA toolkit: build.cuda_archs fails without it.
 export FERRY_REQUIRE_CUOBJDUMP=1
 # The Python tests run under Debian's python3, which has python3-torch for torch.from_dlpack
-# (and python3-opencv, python3-torchvision: the references of test_resize.py).
+# (and python3-opencv, python3-torchvision: the references of bindings/python/tests/test_resize_*.py).
 py=/usr/bin/python3; [ -x "$py" ] || py="$(command -v python3)"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$py"
 cmake --build "$build" -j"$(nproc)"

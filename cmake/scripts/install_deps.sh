@@ -14,7 +14,7 @@ if [ "$what" = test ]; then
                  python3-dev python3-numpy python3-pytest python3-torch)
   # Property tests (bindings/python/tests/test_properties.py).
   apt_packages+=(python3-hypothesis)
-  # Resize against OpenCV's cv2.resize and torchvision (bindings/python/tests/test_resize.py).
+  # Resize against OpenCV's cv2.resize and torchvision (bindings/python/tests/test_resize_*.py).
   apt_packages+=(python3-opencv python3-torchvision)
 fi
 

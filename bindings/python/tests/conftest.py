@@ -42,3 +42,16 @@ def cv2():
     """OpenCV, the outside reference of the resize and frame tests (Debian's python3-opencv)."""
     return pytest.importorskip("cv2", reason="OpenCV (python3-opencv) is not installed for this Python: "
                                "the comparisons with OpenCV are skipped")
+
+
+@pytest.fixture(scope="module")
+def tv():
+    """torchvision's functional transforms (v2's where present)."""
+    pytest.importorskip("torch", reason="torch (python3-torch) is not installed for this Python")
+    pytest.importorskip("torchvision", reason="torchvision (python3-torchvision) is not installed for this Python: "
+                        "the comparisons with torchvision are skipped")
+    try:
+        import torchvision.transforms.v2.functional as F
+    except ImportError:
+        import torchvision.transforms.functional as F
+    return F

@@ -5,7 +5,7 @@ alpha = scale/std, beta = -mean/std in double, rounded to float32 once, then
 one float32 multiply and one add; float16 and bfloat16 rounded to nearest even).
 A window outside the image without pad_outside must raise OutOfRangeError.
 Resize (issue 14) to the window's own size, by every interpolation, must give
-the same bits (bindings/python/tests/test_resize.py compares real resizes with
+the same bits (bindings/python/tests/test_resize_*.py compare real resizes with
 OpenCV and torchvision)."""
 import numpy as np
 import pytest
