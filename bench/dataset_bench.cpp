@@ -18,7 +18,9 @@
 //     not counted) against a device-to-device cudaMemcpy moving the same
 //     bytes (the uint8 bytes the crops read + the output's, through memory
 //     beyond the L2 cache as the random samples are), timed alike (events
-//     around one copy on a held stream; target 0.7); the host's
+//     around one copy on a held stream; target 0.7); beside them the bare
+//     gather (bare_gather.h: the plainest kernel reading the same random
+//     samples, timed alike), what any gather of them costs; the host's
 //     time in the gather call; 10 gathers back to back handed off to one
 //     stream between two events; and the pipelined rate (gather k+1
 //     submitted before k is waited for), images/s.
@@ -177,11 +179,23 @@ void gather_tables(Backend& b, const SetShape& s, const std::uint8_t* pinned, co
   check(ferry_dataset_get_info(&info, ds), "ferry_dataset_get_info");
   std::vector<std::int64_t> order(static_cast<std::size_t>(info.epoch_size));
   check(ferry_dataset_epoch(order.data(), info.epoch_size, ds, 7, 0, 1), "ferry_dataset_epoch");
+#if FERRY_HAVE_CUDA
+  std::uint8_t* set_copy = nullptr;  // the bare gather's set, allocated and filled as any upload's
+  if (b.gpu) {
+    fb::check_cuda(cudaMalloc(reinterpret_cast<void**>(&set_copy), s.bytes()), "cudaMalloc");
+    fb::check_cuda(cudaMemcpy(set_copy, pinned, s.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy");
+    b.set_copy = set_copy;
+  }
+#endif
   std::vector<GatherRow> rows;
   for (std::int64_t batch : {256, 1024})
     for (bool augmented : {true, false})
       rows.push_back(measure_gather(b, ds, s, order, batch, augmented, pinned, o));
   check(ferry_dataset_destroy(ds), "ferry_dataset_destroy");
+#if FERRY_HAVE_CUDA
+  if (b.gpu) fb::check_cuda(cudaFree(set_copy), "cudaFree");
+  b.set_copy = nullptr;
+#endif
 
   std::printf("\n## gather + convert: %s resident (%.1f MB), random indices of one epoch, median of %d\n",
               s.name.c_str(), s.bytes() / 1e6, o.reps);
@@ -191,15 +205,23 @@ void gather_tables(Backend& b, const SetShape& s, const std::uint8_t* pinned, co
                       "around the copy, the host's work in the call not counted"
                     : "CPU backend's baseline is a threaded host memcpy moving as many; kernel: the conversion's wall "
                       "time");
-  std::printf("| case | batch | MB moved (in + out) | kernel ms | %s ms | x copy | target | met |\n"
-              "|---|---|---|---|---|---|---|---|\n",
+  if (b.gpu)
+    std::printf("bare gather = the plainest kernel gathering the same random samples (bare_gather.h: each whole sample\n"
+                "read once, its bytes widened to 16 bits, one launch, events around it as around the copy): what any\n"
+                "gather of these samples costs, which a contiguous copy does not (its bytes: whole samples, at least\n"
+                "the row's)\n");
+  std::printf("| case | batch | MB moved (in + out) | kernel ms | %s ms | x copy | bare gather ms | bare x copy | "
+              "kernel x bare | target | met |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
               b.gpu ? "D2D copy" : "memcpy");
   for (const GatherRow& r : rows) {
     const double ratio = r.copy_ms / r.kernel_ms;
     const bool judged = b.gpu && r.augmented;
-    std::printf("| %s | %lld | %.2f + %.2f | %.4f | %.4f | %.3f | %s | %s |\n", r.name.c_str(),
+    char bare[96] = "- | - | -";
+    if (r.bare_ms > 0)
+      std::snprintf(bare, sizeof bare, "%.4f | %.3f | %.3f", r.bare_ms, r.copy_ms / r.bare_ms, r.bare_ms / r.kernel_ms);
+    std::printf("| %s | %lld | %.2f + %.2f | %.4f | %.4f | %.3f | %s | %s | %s |\n", r.name.c_str(),
                 static_cast<long long>(r.batch), r.in_bytes / 1e6, r.out_bytes / 1e6, r.kernel_ms, r.copy_ms, ratio,
-                judged ? ">= 0.70" : "report", judged ? (ratio >= 0.7 ? "yes" : "NO") : "-");
+                bare, judged ? ">= 0.70" : "report", judged ? (ratio >= 0.7 ? "yes" : "NO") : "-");
     if (judged)
       verdicts.push_back({s.name + " gather+augment+convert, batch " + std::to_string(r.batch) +
                               ": kernel >= 0.70 of a D2D copy",

@@ -70,6 +70,9 @@ struct Backend {
   // The kernel-time gathers write here (a caller's output waits for its hand-off stream, held at a StreamGate).
   void* timed_out = nullptr;
   std::size_t timed_out_bytes = 0;
+  // The bench's own device copy of the set the gather rows run on, which the
+  // bare gather (bare_gather.h) reads as ferry's kernel reads the dataset's.
+  const std::uint8_t* set_copy = nullptr;
 #endif
 };
 

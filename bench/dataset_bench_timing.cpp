@@ -16,6 +16,7 @@
 #include "ferry/ferry.h"
 
 #if FERRY_HAVE_CUDA
+#include "bench/bare_gather.h"
 #include "bench/gpu_timing.h"
 #include "tests/support/stream_gate.h"
 #endif
@@ -175,35 +176,74 @@ double convert_ms_after(ferry_context_t ctx, std::uint64_t before_ns) {
 }
 
 #if FERRY_HAVE_CUDA
-// Milliseconds of one D2D copy of `bytes`, timed as the gather's kernel is:
-// events around it on a stream held until both are queued (so the host's
-// enqueueing is not counted), median of reps; each copy in memory the
-// previous ones did not touch.
-double held_copy_ms(Backend& b, std::size_t bytes, int reps) {
+// Median milliseconds of what enqueue(r) queues on b.stream, r = 0 .. reps-1
+// after `warmups` (r < 0): events around it on the stream held until all is
+// queued (so the host's enqueueing is not counted), as ferry's timing events
+// around the gather's kernel are.
+template <typename Enqueue>
+double held_ms(Backend& b, int warmups, int reps, Enqueue&& enqueue) {
   cudaEvent_t start, stop;
   fb::check_cuda(cudaEventCreate(&start), "cudaEventCreate");
   fb::check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
   std::vector<double> ms;
-  for (int r = -3; r < reps; ++r) {  // 3 warm-ups
-    if (b.d2d_at + bytes > kD2DSpan) b.d2d_at = 0;
+  for (int r = -warmups; r < reps; ++r) {
     {
       ferry::test::StreamGate hold;
       fb::check_cuda(hold.close(b.stream), "cudaLaunchHostFunc");
       fb::check_cuda(cudaEventRecord(start, b.stream), "cudaEventRecord");
-      fb::check_cuda(cudaMemcpyAsync(b.d2d_to + b.d2d_at, b.d2d_from + b.d2d_at, bytes, cudaMemcpyDeviceToDevice,
-                                     b.stream),
-                     "cudaMemcpyAsync");
+      enqueue(r);
       fb::check_cuda(cudaEventRecord(stop, b.stream), "cudaEventRecord");
     }
     fb::check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
     float t = 0;
     fb::check_cuda(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
     if (r >= 0) ms.push_back(t);
-    b.d2d_at += (bytes + 4095) / 4096 * 4096;
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   return fb::median(ms);
+}
+
+// Milliseconds of one D2D copy of `bytes` (3 warm-ups), each copy in memory the previous ones did not touch.
+double held_copy_ms(Backend& b, std::size_t bytes, int reps) {
+  return held_ms(b, 3, reps, [&](int) {
+    if (b.d2d_at + bytes > kD2DSpan) b.d2d_at = 0;
+    fb::check_cuda(cudaMemcpyAsync(b.d2d_to + b.d2d_at, b.d2d_from + b.d2d_at, bytes, cudaMemcpyDeviceToDevice, b.stream),
+                   "cudaMemcpyAsync");
+    b.d2d_at += (bytes + 4095) / 4096 * 4096;
+  });
+}
+
+// Milliseconds of one bare gather (bare_gather.h) of `batch` indices of
+// `order` from b.set_copy (5 warm-ups, as the gather's), the batches taken
+// on from `next` as the Gatherer takes them. The last one's output is
+// checked against `host_bytes` (the set's source): a wrong baseline ends the run.
+double bare_gather_ms(Backend& b, const SetShape& s, const std::vector<std::int64_t>& order, std::size_t next,
+                      std::int64_t batch, const std::uint8_t* host_bytes, int reps) {
+  const std::size_t sample = s.bytes() / static_cast<std::size_t>(s.n), n = static_cast<std::size_t>(batch);
+  const std::int64_t* indices = nullptr;
+  const double ms = held_ms(b, 5, reps, [&](int) {
+    if (next + n > order.size()) next = 0;
+    indices = order.data() + next;
+    next += n;
+    fb::check_cuda(fb::launch_bare_gather(b.set_copy, sample, indices, static_cast<int>(batch), b.timed_out, b.stream),
+                   "launch_bare_gather");
+  });
+  // Vector j of the batch (sample j / vps) went to planes 0 and 1 at j, its bytes widened.
+  std::vector<std::uint16_t> got(n * sample);
+  fb::check_cuda(cudaMemcpy(got.data(), b.timed_out, 2 * n * sample, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  const std::size_t vectors = n * sample / 16;
+  for (std::size_t j = 0; j < vectors; ++j)
+    for (std::size_t k = 0; k < 16; ++k) {
+      const std::size_t sample_k = j * 16 / sample, byte = j * 16 % sample + k;
+      const std::uint8_t want = host_bytes[static_cast<std::size_t>(indices[sample_k]) * sample + byte];
+      const std::uint16_t have = got[(k < 8 ? j : vectors + j) * 8 + k % 8];
+      if (have != want) {
+        std::fprintf(stderr, "ferry_bench_dataset: the bare gather's output differs at vector %zu byte %zu\n", j, k);
+        std::exit(1);
+      }
+    }
+  return ms;
 }
 #endif
 
@@ -270,6 +310,10 @@ GatherRow measure_gather(Backend& b, ferry_dataset_t ds, const SetShape& s, cons
   }
   row.kernel_ms = fb::median(kernel);
   row.host_ms = fb::median(host);
+#if FERRY_HAVE_CUDA
+  // The bare gather right after ferry's, of the batches that follow, from the same state.
+  if (b.gpu && b.set_copy != nullptr) row.bare_ms = bare_gather_ms(b, s, order, g.next, batch, host_bytes, o.reps);
+#endif
 #if FERRY_HAVE_CUDA
   if (b.gpu) {
     ferry_submit_options so;

@@ -52,6 +52,7 @@ struct GatherRow {
   std::size_t in_bytes, out_bytes;
   double kernel_ms, copy_ms, host_ms, burst_ms, pipelined_ms;
   bool augmented;
+  double bare_ms = -1;  // the bare gather of the same batches' samples (GPU only)
 };
 
 // Gathers of `batch` indices from `order` on `ds`, with CIFAR's recipe (augmented) or without; the
