@@ -6,8 +6,9 @@
 // launch: no table copied, no pointer kernel before it. Measured (H200): a
 // batch of 256 CIFAR samples (RandomCrop(4) + flip to f16 NCHW) took 14.7 us
 // through the table path (two copies, the pointer kernel and the window
-// kernel), 6.7 us here with its samples' lines and pages cold (5.9-6.0 right
-// after the upload wrote them); the steps between: PERF_NOTES.md.
+// kernel), 5.9-6.5 us here with its samples' lines and pages cold, where a
+// bare gather of the same samples takes 4.4-4.6 (bench/bare_gather.cu); the
+// steps between and where the rest goes: PERF_NOTES.md.
 //
 // Instantiated for NCHW output and NHWC output of as many channels as the
 // source has (the usual recipes); other shapes take the table path.
@@ -114,12 +115,24 @@ struct GatheredSamples {
     const std::uint8_t* at = sample_at(i) + static_cast<std::int64_t>(row) * p.src_h + x * p.c;
     asm volatile("prefetch.global.L2 [%0];" ::"l"(at));
   }
+  // The block's last warp draws its samples while the other warps ask the
+  // first spans of every unit of the block's first step into the L2 (theirs
+  // and the drawing warp's): the draws and the prefetches' address work run
+  // side by side, not one after the other in the first warp. H200, CIFAR's
+  // recipe at batch 256: host medians 0.657 -> 0.686 of a D2D copy, without
+  // augmentation 0.68 -> 0.74; the 64x64 rows within 0.01.
   __device__ __forceinline__ void prepare(std::uint32_t begin, std::uint32_t end) {
-    if (begin + threadIdx.x < end) prefetch_first_span(begin + threadIdx.x);
+    constexpr std::uint32_t kDrawWarp = kWindowThreads / 32 - 1, kPrefetchers = kDrawWarp * 32;
+    const std::uint32_t lane = threadIdx.x % 32;
     if (begin < end) {
       first = sample_of_unit(begin);
       held = min(sample_of_unit(end - 1) - first + 1, static_cast<std::uint32_t>(kBlockEntries));
-      for (std::uint32_t t = threadIdx.x; t < held; t += blockDim.x) entries[t] = find<false>(first + t);
+    }
+    if (threadIdx.x / 32 == kDrawWarp) {
+      for (std::uint32_t t = lane; t < held; t += 32) entries[t] = find<false>(first + t);
+    } else {
+      for (std::uint32_t u = begin + threadIdx.x; u < end && u < begin + kWindowThreads; u += kPrefetchers)
+        prefetch_first_span(u);
     }
     __syncthreads();
   }
