@@ -176,8 +176,8 @@ double convert_ms_after(ferry_context_t ctx, std::uint64_t before_ns) {
 }
 
 #if FERRY_HAVE_CUDA
-// Median milliseconds of what enqueue(r) queues on b.stream, r = 0 .. reps-1
-// after `warmups` (r < 0): events around it on the stream held until all is
+// Median milliseconds of what enqueue() queues on b.stream, over `reps` calls
+// after `warmups` more: events around it on the stream held until all is
 // queued (so the host's enqueueing is not counted), as ferry's timing events
 // around the gather's kernel are.
 template <typename Enqueue>
@@ -191,7 +191,7 @@ double held_ms(Backend& b, int warmups, int reps, Enqueue&& enqueue) {
       ferry::test::StreamGate hold;
       fb::check_cuda(hold.close(b.stream), "cudaLaunchHostFunc");
       fb::check_cuda(cudaEventRecord(start, b.stream), "cudaEventRecord");
-      enqueue(r);
+      enqueue();
       fb::check_cuda(cudaEventRecord(stop, b.stream), "cudaEventRecord");
     }
     fb::check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
@@ -206,7 +206,7 @@ double held_ms(Backend& b, int warmups, int reps, Enqueue&& enqueue) {
 
 // Milliseconds of one D2D copy of `bytes` (3 warm-ups), each copy in memory the previous ones did not touch.
 double held_copy_ms(Backend& b, std::size_t bytes, int reps) {
-  return held_ms(b, 3, reps, [&](int) {
+  return held_ms(b, 3, reps, [&] {
     if (b.d2d_at + bytes > kD2DSpan) b.d2d_at = 0;
     fb::check_cuda(cudaMemcpyAsync(b.d2d_to + b.d2d_at, b.d2d_from + b.d2d_at, bytes, cudaMemcpyDeviceToDevice, b.stream),
                    "cudaMemcpyAsync");
@@ -222,7 +222,7 @@ double bare_gather_ms(Backend& b, const SetShape& s, const std::vector<std::int6
                       std::int64_t batch, const std::uint8_t* host_bytes, int reps) {
   const std::size_t sample = s.bytes() / static_cast<std::size_t>(s.n), n = static_cast<std::size_t>(batch);
   const std::int64_t* indices = nullptr;
-  const double ms = held_ms(b, 5, reps, [&](int) {
+  const double ms = held_ms(b, 5, reps, [&] {
     if (next + n > order.size()) next = 0;
     indices = order.data() + next;
     next += n;
