@@ -313,8 +313,6 @@ GatherRow measure_gather(Backend& b, ferry_dataset_t ds, const SetShape& s, cons
 #if FERRY_HAVE_CUDA
   // The bare gather right after ferry's, of the batches that follow, from the same state.
   if (b.gpu && b.set_copy != nullptr) row.bare_ms = bare_gather_ms(b, s, order, g.next, batch, host_bytes, o.reps);
-#endif
-#if FERRY_HAVE_CUDA
   if (b.gpu) {
     ferry_submit_options so;
     ferry_submit_options_init(&so, sizeof so);
