@@ -1,351 +1,30 @@
-// The resample kernel: converts samples that are resized or of different
-// sizes. A block covers a 32-column x 64-row tile of one sample's output; a
-// thread one column of it (all its channels), every 8th row. Each pixel's
-// value comes from the arithmetic of resize::resample
-// (core/convert/resize_taps.h) with the same roundings as the CPU backend,
-// so both backends give bit-identical output: uint8 from the resampled value
-// rounded half to even, floats from __fadd_rn(__fmul_rn(v, alpha), beta) and
-// the dtype's round to nearest even.
-//
-// Why a thread per column: the column's x taps (pointers and weights) are
-// worked out once per sample and serve every row; a row's y taps once per
-// block (a table in shared memory); for linear and cubic, the source bytes
-// the tile reads are first copied into shared memory (resample_tile.cuh);
-// the lanes of a warp write 32 consecutive pixels of a row, so its stores
-// are contiguous in either layout. What a pixel costs is the byte loads and
-// the tap arithmetic: bench/resize_bench.cpp measures it against a
-// device-to-device copy.
-//
-// Measured with ncu on an H200 (bilinear RGB 400 -> 224, f16 NCHW): about
-// 130 instructions a pixel (204 before the fma products, the asynchronous
-// tile copy, 32-bit shared addresses, the whole-tile loops and the ordered
-// loads), issuing 0.68-0.73 of the cycles; the rest of the time the block
-// waits for its tile's source (barrier and copy stalls, a quarter of the
-// samples). Tried and slower there: 48 registers for 5 blocks a SM (spills),
-// a tile's source in two halves with the first half worked out while the
-// second arrives (the copy's setup twice), reading whole tiles from global
-// memory instead (0.53 -> 0.44 of a D2D copy), consecutive rows a thread
-// with the H of a shared source row kept (spills; no gain for upscales).
-//
-// Instantiated per sampler (Copy and the five interpolations), mapped
-// channels (1..4) and output dtype.
+// Launches the resample kernel (resample_kernel.cuh) that fits a call: its
+// sampler, mapped channels, output dtype, frames or samples, augmented or
+// not; and its grid.
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <type_traits>
+#include <cstdint>
 
+#include "core/convert/cuda/resample_kernels.h"
 #include "core/convert/cuda/resample_params.h"
-#include "core/convert/cuda/resample_pixel.cuh"
-#include "core/convert/cuda/resample_tile.cuh"
-#include "core/convert/half_bits.h"
-#include "core/convert/resize_taps.h"
 #include "core/device/cuda/cuda_check.h"
 #include "core/error.h"
 
 namespace ferry::core::cuda_convert {
 namespace {
 
-constexpr int kTileW = 32, kTileH = 8, kRowsPerThread = 8;
-constexpr int kTileRows = kTileH * kRowsPerThread;
 constexpr int kMaxGridY = 65535, kMaxGridZ = 65535;
 constexpr std::int64_t kWideGrid = 2048;  // blocks enough to fill any GPU a few times over
 
-template <DType D>
-using Element = std::conditional_t<D == DType::Float32, std::uint32_t,
-                                   std::conditional_t<D == DType::UInt8, std::uint8_t, std::uint16_t>>;
-
-// The output element of resampled value v, with channel coefficients a, b.
-template <DType D>
-__device__ __forceinline__ Element<D> output_element(float v, float a, float b) {
-  if constexpr (D == DType::UInt8) {
-    return resize::to_uint8(v);
-  } else {
-    const float scaled = resize::add(resize::mul(v, a), b);
-    if constexpr (D == DType::Float32) return __float_as_uint(scaled);
-    if constexpr (D == DType::Float16) return float_to_half_bits(scaled);
-    if constexpr (D == DType::BFloat16) return float_to_bf16_bits(scaled);
-  }
-}
-
-// The pixels of a tile that shows the image everywhere: `inside` is known
-// true at compile time, so the stores of fill and letterbox go.
-struct AlwaysInside {
-  __device__ constexpr operator bool() const { return true; }
-};
-
-// Stores output pixel `out` (its channel 0): V's N channels where the pixel
-// shows the image, else the fill (not resized) or letterbox value, and the
-// pad value in channels N .. oct - 1.
-template <Sampler S, DType D, int N, typename Inside>
-__device__ __forceinline__ void store_pixel(const ResampleParams& p, const ResampleSample& s, std::uint8_t* out,
-                                            Inside inside, const float (&v)[N]) {
-  using E = Element<D>;
-#pragma unroll
-  for (int k = 0; k < N; ++k) {
-    E e;
-    if (inside)
-      e = output_element<D>(v[k], s.alpha[k], s.beta[k]);
-    else
-      e = static_cast<E>(S == Sampler::Copy ? p.fill_bits : p.letterbox_bits[k]);
-    *reinterpret_cast<E*>(out + k * p.out_c) = e;
-  }
-  for (int k = N; k < p.oct; ++k) *reinterpret_cast<E*>(out + k * p.out_c) = static_cast<E>(p.pad_bits);
-}
-
-// store_pixel with augmentation (include/ferry/augment.h): pixels outside
-// the image read 0 where a crop padded (kAugmentZeroOutside), the colour
-// operations run, erased pixels get the erase value or noise; the mean pass
-// adds the gray value before contrast to *gray instead of storing. Not
-// inlined: the plain kernels keep their registers.
-// The colour operations, the mean pass's gray value and the erase noise:
-// each compiled once for every kernel. Inlined into the augmented
-// instantiations (with their four unrolled jitter steps and Philox), they
-// made this file's compile time about three times longer per architecture.
-__device__ __noinline__ void colour_pixel(const augment::SampleColor* c, float* v, float mean) {
-  augment::apply(*c, v, mean);
-}
-__device__ __noinline__ long long gray_pixel(const augment::SampleColor* c, float* v) {
-  return augment::gray_before_contrast(*c, v);
-}
-__device__ __noinline__ void noise_pixel(const augment::SampleColor* c, int x, int y, int ow, bool bytes, float* out) {
-  augment::erase_noise(*c, x, y, ow, bytes, out);
-}
-
-template <Sampler S, DType D, int N>
-__device__ __forceinline__ void augmented_pixel(const ResampleParams& p, const ResampleSample& s,
-                                                const augment::SampleColor& color, std::uint8_t* out, bool inside,
-                                                float* v, int x, int y, float mean, long long* gray) {
-  using E = Element<D>;
-  if (!inside && (p.augment & kAugmentZeroOutside)) {
-#pragma unroll
-    for (int k = 0; k < N; ++k) v[k] = 0.0f;
-    inside = true;
-  }
-  if (p.mean_pass) {
-    if constexpr (N == 3) {
-      if (inside && color.contrast_at >= 0) *gray += gray_pixel(&color, v);
-    }
-    return;
-  }
-  if constexpr (N == 3) {
-    if (inside && (p.augment & kAugmentColor)) colour_pixel(&color, v, mean);
-  }
-  const bool erased = (p.augment & kAugmentColor) && augment::erases(color, x, y);
-  float noise[4];
-  if (erased && color.erase_random) noise_pixel(&color, x, y, p.ow, D == DType::UInt8, noise);
-#pragma unroll
-  for (int k = 0; k < N; ++k) {
-    E e;
-    if (erased)
-      e = color.erase_random ? output_element<D>(noise[k], 1.0f, 0.0f) : static_cast<E>(color.erase_bits[k]);
-    else if (inside)
-      e = output_element<D>(v[k], s.alpha[k], s.beta[k]);
-    else
-      e = static_cast<E>(S == Sampler::Copy ? p.fill_bits : p.letterbox_bits[k]);
-    *reinterpret_cast<E*>(out + k * p.out_c) = e;
-  }
-  for (int k = N; k < p.oct; ++k) *reinterpret_cast<E*>(out + k * p.out_c) = static_cast<E>(p.pad_bits);
-}
-
-// The same, not inlined: for the kernels without colour (N != 3), whose
-// augmentations (zero padding, erasing) are rare, so their plain stores keep
-// their registers.
-template <Sampler S, DType D, int N>
-__device__ __noinline__ void store_augmented(const ResampleParams& p, const ResampleSample& s,
-                                             const augment::SampleColor& color, std::uint8_t* out, bool inside,
-                                             float* v, int x, int y, float mean, long long* gray) {
-  augmented_pixel<S, D, N>(p, s, color, out, inside, v, x, y, mean, gray);
-}
-
-// Resident blocks per SM asked of ptxas (its register cap): 4 (64 registers)
-// keeps the linear kernels' issue slots fed (measured on an H200: 80
-// registers, 3 blocks, issued 0.62 of the cycles); cubic's 16 taps spill
-// at 64, so it gets 2.
-template <Sampler S>
-inline constexpr int kMinBlocks = S == Sampler::Cubic ? 2 : 4;
-// Augmented kernels (A): 3 blocks a SM give them 80 registers around the
-// calls of colour_pixel.
-template <Sampler S, bool A>
-inline constexpr int kMinBlocksOf = A && S != Sampler::Cubic ? 3 : kMinBlocks<S>;
-
-// A block covers kTileW columns and kTileH * kRowsPerThread rows of one
-// sample's output; each thread one column, every kTileH-th row of the tile
-// (the warps of a block on neighbouring rows: their taps share source rows in L1).
-// Frames: the samples are 4:2:0 frames decoded at each tap (value_from_frame).
-// A (three channels only): augmented (p.augment), its pixel work inlined.
-template <Sampler S, int N, DType D, bool Frames = false, bool A = false>
-__global__ void __launch_bounds__(kTileW * kTileH, kMinBlocksOf<S, A>) resample_kernel(const __grid_constant__ ResampleParams p) {
-  constexpr int T = Column<S, N>::T;
-  // The source tile in shared memory, where it fits: for linear and cubic
-  // (H200: bilinear crops 0.27 -> 0.30 of a D2D copy, upscale 0.20 -> 0.23);
-  // nearest reads one byte per channel and ran slower through it (0.50 -> 0.43).
-  constexpr bool kStaged = kFixedTaps<S> >= 2 && !Frames;
-  __shared__ RowTaps<T> rows[kRowTable<S> ? kTileRows : 1];
-  __shared__ __align__(16) std::uint8_t tile_bytes[kStaged ? kTileBytes : 16];
-  __shared__ TileBounds bounds;
-  int max_channel = 0;
-#pragma unroll
-  for (int k = 0; k < N; ++k) max_channel = max(max_channel, p.channel_map[k]);
-  const ChannelOrder order = channel_order<N>(p);
-  const int x = static_cast<int>(blockIdx.x) * kTileW + static_cast<int>(threadIdx.x);
-  const bool active = x < p.ow;  // the others still fill the row table and meet the barriers
-  const int thread = static_cast<int>(threadIdx.y) * kTileW + static_cast<int>(threadIdx.x);
-  for (std::int64_t i = blockIdx.z; i < p.count; i += gridDim.z) {
-    // A copy in registers: read once, not again after every store (the
-    // compiler cannot tell that the output does not alias the table).
-    const ResampleSample s = p.table != nullptr ? p.table[i] : p.inline_samples[i];
-    // The colour row where it lies (colour_pixel reads it there).
-    const augment::SampleColor& color = p.table != nullptr ? p.table[i].color : p.inline_samples[i].color;
-    const float mean = p.gray_sums != nullptr ? augment::mean_of(color, static_cast<long long>(p.gray_sums[i])) : 0.0f;
-    long long gray = 0;  // the mean pass: this thread's gray sum of sample i
-    const Column<S, N> column(p, s, active ? x : 0);
-    std::int64_t column_out = (p.first + i) * p.out_n + static_cast<std::int64_t>(x) * p.out_w;
-    // Opaque to the compiler, so it keeps the offset in a register rather
-    // than working it out again from the parameters at every row (ptxas did,
-    // about 20 instructions a bilinear pixel, to stay within 64 registers).
-    asm("" : "+l"(column_out));
-    for (int tile = static_cast<int>(blockIdx.y) * kTileRows; tile < p.oh;
-         tile += static_cast<int>(gridDim.y) * kTileRows) {
-      SourceTile source;
-      bool whole = false;  // staged samplers: every pixel of the tile shows the image
-      if constexpr (kRowTable<S>) {
-        __syncthreads();  // the previous tile's rows and source are read by now
-        if constexpr (kStaged) {
-          if (thread == 0) bounds.reset();
-          __syncthreads();
-        }
-        if (thread < kTileRows) {
-          rows[thread] = row_taps<S, T>(p, s, tile + thread);
-          if constexpr (kStaged) {
-            if (rows[thread].inside)
-              bounds.add_rows(rows[thread].index[0], rows[thread].index[T - 1]);
-            else if (tile + thread < p.oh)
-              bounds.mark_partial();
-          }
-        }
-        if constexpr (kStaged) {
-          if (threadIdx.y == 0 && active) {
-            if (column.inside)
-              bounds.add_columns(column.index[0], column.index[T - 1]);
-            else
-              bounds.mark_partial();
-          }
-        }
-        __syncthreads();
-        if constexpr (kStaged) {
-          whole = bounds.partial == 0;
-          source = plan_tile(s, bounds, max_channel);
-          if (source.staged) {
-            if (thread < kTileRows && rows[thread].inside)
-#pragma unroll
-              for (int t = 0; t < T; ++t) rows[thread].line[t] = tile_line(source, s, tile_bytes, rows[thread].index[t]);
-            copy_tile(source, s, tile_bytes, thread, kTileW * kTileH);  // ends with a barrier
-          }
-        }
-      }
-      if (!active) continue;
-      // The tile's rows of this column: value(row, y, v) gives the pixel's
-      // channels, or false where it shows fill or letterbox. One loop per
-      // source path, so the path is not chosen again at every row.
-      auto each_row = [&](auto&& value) {
-        const int first_row = static_cast<int>(threadIdx.y);
-        std::uint8_t* out = p.out + column_out + static_cast<std::int64_t>(tile + first_row) * p.out_h;
-        const std::int64_t out_step = kTileH * p.out_h;
-#pragma unroll
-        for (int r = 0; r < kRowsPerThread; ++r, out += out_step) {
-          const int row = r * kTileH + first_row;
-          const int y = tile + row;
-          if (y >= p.oh) break;
-          float v[N];
-          const auto inside = value(row, y, v);  // AlwaysInside where it always is
-          if constexpr (A)
-            augmented_pixel<S, D, N>(p, s, color, out, static_cast<bool>(inside), v, x, y, mean, &gray);
-          else if (N != 3 && p.augment != 0)
-            store_augmented<S, D, N>(p, s, color, out, static_cast<bool>(inside), v, x, y, mean, &gray);
-          else
-            store_pixel<S, D, N>(p, s, out, inside, v);
-        }
-      };
-      if constexpr (kStaged) {
-        if (source.staged) {
-          int offset[T][N];  // the taps' bytes within a footprint row of the staged tile
-#pragma unroll
-          for (int t = 0; t < T; ++t)
-#pragma unroll
-            for (int k = 0; k < N; ++k)
-              offset[t][k] = static_cast<int>((column.index[t] - source.col0) * s.stride_w) + p.channel_map[k];
-          // No pixel to check for fill or letterbox: the loops of nearly every tile.
-          auto whole_tile = [&](auto order) {
-            each_row([&](int row, int, float (&v)[N]) {
-              tile_value<decltype(order)::value, N, T>(column, rows[row], offset, v);
-              return AlwaysInside{};
-            });
-          };
-          if (whole && order == ChannelOrder::Ascending)
-            whole_tile(std::integral_constant<ChannelOrder, ChannelOrder::Ascending>{});
-          else if (whole && order == ChannelOrder::Descending)
-            whole_tile(std::integral_constant<ChannelOrder, ChannelOrder::Descending>{});
-          else if (whole)
-            whole_tile(std::integral_constant<ChannelOrder, ChannelOrder::Mapped>{});
-          else
-            each_row([&](int row, int, float (&v)[N]) { return value_from_tile<S, N, T>(column, rows[row], offset, v); });
-        } else {
-          each_row([&](int row, int, float (&v)[N]) { return value_from<S, N, T>(p, s, column, rows[row], v); });
-        }
-      } else if constexpr (Frames) {
-        each_row([&](int row, int, float (&v)[N]) { return value_from_frame<S, N, T>(p, s, column, rows[row], v); });
-      } else if constexpr (kRowTable<S>) {
-        each_row([&](int row, int, float (&v)[N]) { return value_from<S, N, T>(p, s, column, rows[row], v); });
-      } else {
-        each_row([&](int, int y, float (&v)[N]) { return column.value(p, s, y, v); });
-      }
-    }
-    if (p.mean_pass) {  // every thread of the block reaches here: the tile loop is the block's
-#pragma unroll
-      for (int d = 16; d > 0; d /= 2) gray += __shfl_down_sync(0xffffffffu, gray, d);
-      if ((threadIdx.x & 31) == 0 && gray != 0) atomicAdd(&p.gray_out[i], static_cast<unsigned long long>(gray));
-    }
-  }
-}
-
-template <Sampler S, int N, bool Frames = false, bool A = false>
-const void* kernel_for_dtype(DType dtype) {
-  switch (dtype) {
-    case DType::UInt8: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::UInt8, Frames, A>);
-    case DType::Float32: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::Float32, Frames, A>);
-    case DType::Float16: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::Float16, Frames, A>);
-    case DType::BFloat16: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::BFloat16, Frames, A>);
-  }
-  return nullptr;
-}
-
-// Three channels augmented (colour): the A kernels; the others the plain ones.
-template <Sampler S>
-const void* kernel_for_channels(int n, DType dtype, bool augmented) {
-  switch (n) {
-    case 1: return kernel_for_dtype<S, 1>(dtype);
-    case 2: return kernel_for_dtype<S, 2>(dtype);
-    case 3: return augmented ? kernel_for_dtype<S, 3, false, true>(dtype) : kernel_for_dtype<S, 3>(dtype);
-    case 4: return kernel_for_dtype<S, 4>(dtype);
-    default: return nullptr;
-  }
-}
-
-// Frames decoded at each tap: linear, three channels.
-const void* frame_kernel_for(Sampler sampler, int n, DType dtype, bool augmented) {
-  if (sampler != Sampler::Linear || n != 3) return nullptr;
-  return augmented ? kernel_for_dtype<Sampler::Linear, 3, true, true>(dtype)
-                   : kernel_for_dtype<Sampler::Linear, 3, true>(dtype);
-}
-
 const void* kernel_for(Sampler sampler, int n, DType dtype, bool augmented) {
   switch (sampler) {
-    case Sampler::Copy: return kernel_for_channels<Sampler::Copy>(n, dtype, false);  // augmentation resizes
-    case Sampler::Nearest: return kernel_for_channels<Sampler::Nearest>(n, dtype, augmented);
-    case Sampler::Linear: return kernel_for_channels<Sampler::Linear>(n, dtype, augmented);
-    case Sampler::Cubic: return kernel_for_channels<Sampler::Cubic>(n, dtype, augmented);
-    case Sampler::Area: return kernel_for_channels<Sampler::Area>(n, dtype, augmented);
-    case Sampler::LinearAntialias: return kernel_for_channels<Sampler::LinearAntialias>(n, dtype, augmented);
+    case Sampler::Copy: return resample_kernel_for<Sampler::Copy>(n, dtype, false);  // augmentation resizes
+    case Sampler::Nearest: return resample_kernel_for<Sampler::Nearest>(n, dtype, augmented);
+    case Sampler::Linear: return resample_kernel_for<Sampler::Linear>(n, dtype, augmented);
+    case Sampler::Cubic: return resample_kernel_for<Sampler::Cubic>(n, dtype, augmented);
+    case Sampler::Area: return resample_kernel_for<Sampler::Area>(n, dtype, augmented);
+    case Sampler::LinearAntialias: return resample_kernel_for<Sampler::LinearAntialias>(n, dtype, augmented);
   }
   return nullptr;
 }
@@ -355,7 +34,7 @@ const void* kernel_for(Sampler sampler, int n, DType dtype, bool augmented) {
 void launch_resample(const ResampleParams& params, Sampler sampler, void* stream) {
   const bool augmented = params.augment != 0;
   const void* kernel = params.frame.format != PixelFormat::Channels
-                           ? frame_kernel_for(sampler, params.oc, params.dtype, augmented)
+                           ? resample_frame_kernel_for(sampler, params.oc, params.dtype, augmented)
                            : kernel_for(sampler, params.oc, params.dtype, augmented);
   if (kernel == nullptr)
     fail(Status::Internal, "resample kernel for sampler ", static_cast<int>(sampler), ", ", params.oc,

@@ -1,4 +1,4 @@
-// One output pixel of the resample kernel (convert_resample_kernel.cu): where
+// One output pixel of the resample kernel (resample_kernel.cuh): where
 // its column and row read (Column, RowTaps) and its N mapped channels from
 // global memory or from the block's source tile (resample_tile.cuh), with
 // resize::resample's arithmetic in its order (core/convert/resize_taps.h).

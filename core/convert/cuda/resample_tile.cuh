@@ -1,4 +1,4 @@
-// The source tile of the resample kernel (convert_resample_kernel.cu): the
+// The source tile of the resample kernel (resample_kernel.cuh): the
 // rows and columns of a sample that one block's output tile reads through
 // its taps, copied once into shared memory with aligned 16-byte loads, so
 // that the taps' byte loads come from shared memory (short latency, 32-bit
@@ -109,7 +109,7 @@ __device__ __forceinline__ std::uint8_t shared_byte(std::uint32_t a) {
 
 // A chunk at the sample's first or last byte: only the sample's own bytes
 // are read; the others are 0 (no tap reads them). Rare: out of line.
-__device__ __noinline__ void stage_edge_chunk(std::uintptr_t at, std::uintptr_t begin, std::uintptr_t end, std::uint8_t* to) {
+static __device__ __noinline__ void stage_edge_chunk(std::uintptr_t at, std::uintptr_t begin, std::uintptr_t end, std::uint8_t* to) {
   std::uint32_t w[4] = {0, 0, 0, 0};
   for (int b = 0; b < 16; ++b)
     if (at + b >= begin && at + b < end)

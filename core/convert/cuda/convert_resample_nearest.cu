@@ -1,0 +1,9 @@
+// The resample kernels of sampler Nearest (resample_kernel.cuh), compiled apart
+// from the other samplers' so that the build runs them side by side.
+#include "core/convert/cuda/resample_kernel.cuh"
+
+namespace ferry::core::cuda_convert {
+
+template const void* resample_kernel_for<Sampler::Nearest>(int channels, DType dtype, bool augmented);
+
+}  // namespace ferry::core::cuda_convert
