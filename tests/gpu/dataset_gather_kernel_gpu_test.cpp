@@ -1,13 +1,14 @@
 // The resident gather kernel (core/convert/cuda/window_gather.h) on the GPU,
 // against the CPU backend: datasets of 1, 3 and 4 channels at odd and even
-// sizes (and a planar one, which the table path takes), gathered by host indices in batches under and over the kernel's
-// inline index count (one launch, and several), with the recipes it draws
-// itself (RandomCrop with padding, CenterCrop larger and smaller than the
-// image, flips in X and Y) and the uniform ones (a window reaching outside
-// with its fill, a mirror), into every dtype, both layouts and a channel
-// map: every output byte equal, outputs poisoned first (a caller's buffer
-// between canaries, or ferry's blocks filled before they go back), and the
-// parameters drawn on the host equal.
+// sizes (and a planar one, which the table path takes), gathered by host
+// indices in batches that fit each of the kernel's two inline index arrays
+// and one over both (its indices copied to the device), with the recipes it
+// draws itself (RandomCrop with padding, CenterCrop larger and smaller than
+// the image, flips in X and Y) and the uniform ones (a window reaching
+// outside with its fill, a mirror), into every dtype, both layouts and a
+// channel map: every output byte equal, outputs poisoned first (a caller's
+// buffer between canaries, or ferry's blocks filled before they go back),
+// and the parameters drawn on the host equal.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -122,7 +123,9 @@ TEST_F(DatasetGpu, GatherKernelEqualsTheCpuBackendForEveryRecipeAndBatchSize) {
     ASSERT_NE(p.gpu, nullptr) << s->name;
     ASSERT_NE(p.cpu, nullptr) << s->name;
     const ferry_dataset_info info = info_of(p.gpu);
-    for (std::int64_t n : {70, 2500}) {  // one launch; three (over 1024 inline indices)
+    // Host indices in the kernel's 1 KB parameter (up to 256), in its 4 KB one
+    // (up to 1024), and copied to the device (more).
+    for (std::int64_t n : {70, 256, 700, 2500}) {
       std::vector<std::int64_t> indices(static_cast<std::size_t>(n));
       for (auto& k : indices) k = std::uniform_int_distribution<std::int64_t>(0, info.count - 1)(rng);
       indices.back() = info.count - 1;
@@ -150,7 +153,7 @@ TEST_F(DatasetGpu, GatherKernelEqualsTheCpuBackendForEveryRecipeAndBatchSize) {
     EXPECT_EQ(ferry_dataset_destroy(p.gpu), FERRY_OK);
     EXPECT_EQ(ferry_dataset_destroy(p.cpu), FERRY_OK);
   }
-  EXPECT_EQ(compared, 4 * 2 * kRecipes);
+  EXPECT_EQ(compared, 4 * 4 * kRecipes);
 }
 
 #else

@@ -6,7 +6,7 @@
 // launch: no table copied, no pointer kernel before it. Measured (H200): a
 // batch of 256 CIFAR samples (RandomCrop(4) + flip to f16 NCHW) took 14.7 us
 // through the table path (two copies, the pointer kernel and the window
-// kernel), 5.9-6.5 us here with its samples' lines and pages cold, where a
+// kernel), 5.6-6.6 us here with its samples' lines and pages cold, where a
 // bare gather of the same samples takes 4.4-4.6 (bench/bare_gather.cu); the
 // steps between and where the rest goes: PERF_NOTES.md.
 //
@@ -69,12 +69,13 @@ constexpr int kBlockEntries = 64;
 
 // What the window kernel reads of a gathered sample: its entry in the
 // block's table, or (a share meeting more samples than it holds) found and
-// drawn by the thread itself.
+// drawn by the thread itself. G: the launch's GatherParamsOf.
+template <typename G>
 struct GatheredSamples {
   static constexpr bool kPerBlock = true;
   static constexpr bool kPredicated = true;
   const KernelParams& p;
-  const GatherParams& g;
+  const G& g;
   GatherEntry* entries;  // kBlockEntries in shared memory
   int unit_pixels;       // output pixels a unit (16 bytes of the output type)
   std::uint32_t first = 0, held = 0;
@@ -96,6 +97,7 @@ struct GatheredSamples {
                      : draw_window(d, index, e.window, p.w, p.h, p.ow, p.oh);
     return e;
   }
+  __device__ __forceinline__ std::uint32_t block_units(const KernelParams&) const { return g.block_units; }
   __device__ __forceinline__ std::uint32_t sample_of_unit(std::uint32_t unit) const {
     return p.runs_per_sample_div.divide(p.units_per_run.divide(unit));
   }
@@ -148,52 +150,68 @@ struct GatheredSamples {
 // 4 resident blocks (64 registers): the sample pointer kept across a
 // thread's units made the NCHW kernels from 3 channels spill 36 bytes at the
 // window kernel's 48 (5 blocks).
-template <DType D, int C, int SHAPE>
+// N: the host indices the parameter holds (GatherParamsOf).
+template <DType D, int C, int SHAPE, int N>
 __global__ void __launch_bounds__(kWindowThreads, resident_blocks(4, kWindowThreads))
-    window_gather_kernel(const KernelParams p, const __grid_constant__ GatherParams g) {
+    window_gather_kernel(const KernelParams p, const __grid_constant__ GatherParamsOf<N> g) {
   __shared__ GatherEntry entries[kBlockEntries];
-  GatheredSamples samples{p, g, entries, 16 / elem_size<D>()};
+  GatheredSamples<GatherParamsOf<N>> samples{p, g, entries, 16 / elem_size<D>()};
   convert_window_units<D, C, SHAPE>(p, samples);
 }
 
-template <DType D, int C>
+template <DType D, int C, int N>
 const void* for_shape(int shape) {
-  if (shape == 0) return reinterpret_cast<const void*>(&window_gather_kernel<D, C, 0>);
-  if (shape == C) return reinterpret_cast<const void*>(&window_gather_kernel<D, C, C>);
+  if (shape == 0) return reinterpret_cast<const void*>(&window_gather_kernel<D, C, 0, N>);
+  if (shape == C) return reinterpret_cast<const void*>(&window_gather_kernel<D, C, C, N>);
   return nullptr;
 }
 
-template <DType D>
+template <DType D, int N>
 const void* for_channels(int c, int shape) {
   switch (c) {
-    case 1: return for_shape<D, 1>(shape);
-    case 3: return for_shape<D, 3>(shape);
-    case 4: return for_shape<D, 4>(shape);
+    case 1: return for_shape<D, 1, N>(shape);
+    case 3: return for_shape<D, 3, N>(shape);
+    case 4: return for_shape<D, 4, N>(shape);
   }
   return nullptr;
 }
 
+template <int N>
 const void* gather_kernel(DType dtype, int c, int shape) {
   switch (dtype) {
-    case DType::UInt8: return for_channels<DType::UInt8>(c, shape);
-    case DType::Float32: return for_channels<DType::Float32>(c, shape);
-    case DType::Float16: return for_channels<DType::Float16>(c, shape);
-    case DType::BFloat16: return for_channels<DType::BFloat16>(c, shape);
+    case DType::UInt8: return for_channels<DType::UInt8, N>(c, shape);
+    case DType::Float32: return for_channels<DType::Float32, N>(c, shape);
+    case DType::Float16: return for_channels<DType::Float16, N>(c, shape);
+    case DType::BFloat16: return for_channels<DType::BFloat16, N>(c, shape);
   }
   return nullptr;
 }
 
+template <int N = kGatherInlineIndices>
 const void* pick(DType dtype, int c, int shape) {
-  const void* kernel = gather_kernel(dtype, c, shape);
+  const void* kernel = gather_kernel<N>(dtype, c, shape);
   if (kernel == nullptr)
     fail(Status::Internal, "gather kernel for dtype ", static_cast<int>(dtype), ", ", c, " channels, output shape ",
          shape, " does not exist");
   return kernel;
 }
 
+template <int N>
+void launch(const KernelParams& params, GatherParamsOf<N>& gather, DType dtype, int shape, int max_blocks,
+            void* stream) {
+  const std::int64_t work = (std::int64_t{params.units} + kWindowThreads - 1) / kWindowThreads;
+  const int blocks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(work, max_blocks)));
+  gather.block_units = window_block_units(params.units, static_cast<std::uint32_t>(blocks));
+  void* args[] = {const_cast<KernelParams*>(&params), &gather};
+  FERRY_CUDA_TRY(cudaLaunchKernel(pick<N>(dtype, params.c, shape), dim3(static_cast<unsigned>(blocks)),
+                                  dim3(kWindowThreads), args, 0, static_cast<cudaStream_t>(stream)));
+}
+
 }  // namespace
 
-bool gather_kernel_exists(DType dtype, int c, int shape) { return gather_kernel(dtype, c, shape) != nullptr; }
+bool gather_kernel_exists(DType dtype, int c, int shape) {
+  return gather_kernel<kGatherInlineIndices>(dtype, c, shape) != nullptr;
+}
 
 int window_gather_blocks_per_sm(DType dtype, int c, int shape) {
   int blocks = 0;
@@ -203,11 +221,15 @@ int window_gather_blocks_per_sm(DType dtype, int c, int shape) {
 
 void launch_window_gather(const KernelParams& params, const GatherParams& gather, DType dtype, int shape,
                           int max_blocks, void* stream) {
-  const std::int64_t work = (std::int64_t{params.units} + kWindowThreads - 1) / kWindowThreads;
-  const int blocks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(work, max_blocks)));
-  void* args[] = {const_cast<KernelParams*>(&params), const_cast<GatherParams*>(&gather)};
-  FERRY_CUDA_TRY(cudaLaunchKernel(pick(dtype, params.c, shape), dim3(static_cast<unsigned>(blocks)),
-                                  dim3(kWindowThreads), args, 0, static_cast<cudaStream_t>(stream)));
+  if (gather.device_indices == nullptr && params.count <= kGatherSmallIndices) {
+    GatherParamsOf<kGatherSmallIndices> small;
+    static_cast<GatherSpec&>(small) = gather;
+    std::copy_n(gather.indices, params.count, small.indices);
+    launch(params, small, dtype, shape, max_blocks, stream);
+  } else {
+    GatherParams whole = gather;
+    launch(params, whole, dtype, shape, max_blocks, stream);
+  }
 }
 
 }  // namespace ferry::core::cuda_convert

@@ -251,6 +251,13 @@ __device__ __forceinline__ void store_nhwc(uint4* warp_slots, const NhwcUnit<SHA
   }
 }
 
+// Units each block of a window kernel takes: an equal number of steps of
+// kWindowThreads (see convert_window_units). units < 2^31, so steps *
+// kWindowThreads and a share's end stay below 2^32.
+__host__ __device__ constexpr std::uint32_t window_block_units(std::uint32_t units, std::uint32_t blocks) {
+  return ((units + kWindowThreads - 1) / kWindowThreads + blocks - 1) / blocks * kWindowThreads;
+}
+
 // Local sample i's pixels, window origin, mirror and coefficients, as the
 // window kernel reads them: from KernelParams (uniform values, the sample
 // pointers or the data form) and its per-sample table where it has one.
@@ -258,6 +265,9 @@ struct TableSamples {
   static constexpr bool kPerBlock = false;  // nothing to prepare per block (see convert_window_units)
   static constexpr bool kPredicated = false;  // no aligned_rows (convert_window_unit)
   const KernelParams& p;
+  __device__ __forceinline__ std::uint32_t block_units(const KernelParams& q) const {
+    return window_block_units(q.units, gridDim.x);
+  }
   // Called when a thread meets sample i (its units are consecutive).
   __device__ __forceinline__ void enter(std::uint32_t i, WindowSample& s) const {
     if (p.params != nullptr) {
@@ -286,9 +296,7 @@ __device__ __forceinline__ void convert_window_units(const KernelParams& p, Samp
   constexpr int S = SHAPE == 0 ? 1 : SHAPE;
   __shared__ uint4 stage[SHAPE >= 3 ? kWindowThreads * SHAPE : 1];
   uint4* const warp_slots = stage + (SHAPE >= 3 ? (threadIdx.x / 32) * 32 * SHAPE : 0);
-  // units < 2^31, so steps * kWindowThreads and begin + share stay below 2^32.
-  const std::uint32_t steps = (p.units + kWindowThreads - 1) / kWindowThreads;
-  const std::uint32_t share = (steps + gridDim.x - 1) / gridDim.x * kWindowThreads;
+  const std::uint32_t share = samples.block_units(p);
   const std::uint32_t begin = blockIdx.x * share;
   const std::uint32_t end = min(p.units, begin + share);
   // Per-block work of the samples (the gather's draws): every thread calls

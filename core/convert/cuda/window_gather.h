@@ -12,12 +12,17 @@
 
 namespace ferry::core::cuda_convert {
 
-// Host indices ride in the launch's parameter (4 bytes each; its size did
-// not measurably change a launch's time) up to this many; a gather of more
-// copies them to the device and reads them as device indices.
+// Host indices ride in the launch's parameter (4 bytes each) up to
+// kGatherInlineIndices; a gather of more copies them to the device and reads
+// them as device indices. A gather of up to kGatherSmallIndices takes a
+// kernel whose parameter holds only that many (1 KB, not 4): an H200 took
+// about 0.16 us longer over a launch with the larger one
+// (core/convert/cuda/PERF_NOTES.md).
 constexpr int kGatherInlineIndices = 1024;
+constexpr int kGatherSmallIndices = 256;
 
-struct GatherParams {
+// The gather's launch parameter but its host indices.
+struct GatherSpec {
   const std::uint8_t* base = nullptr;  // the dataset's sample 0; sample k at base + k * sample_bytes
   std::uint64_t sample_bytes = 0;
   std::int64_t count = 0;              // samples in the dataset
@@ -30,8 +35,16 @@ struct GatherParams {
   float flip_x = 0, flip_y = 0;
   std::uint64_t seed = 0, step = 0;
   std::int64_t first_index = 0;
-  std::int32_t indices[kGatherInlineIndices] = {};
+  // Units each block takes (a multiple of the block's threads), worked out
+  // by launch_window_gather with the grid: the kernel does not divide.
+  std::uint32_t block_units = 0;
 };
+
+template <int N>
+struct GatherParamsOf : GatherSpec {
+  std::int32_t indices[N] = {};
+};
+using GatherParams = GatherParamsOf<kGatherInlineIndices>;
 
 // `params` as for launch_convert_window (the window geometry of its
 // samples); throws ferry::Error for a launch failure or a combination with
