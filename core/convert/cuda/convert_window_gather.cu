@@ -97,7 +97,8 @@ struct GatheredSamples {
                      : draw_window(d, index, e.window, p.w, p.h, p.ow, p.oh);
     return e;
   }
-  __device__ __forceinline__ std::uint32_t block_units(const KernelParams&) const { return g.block_units; }
+  // Worked out by the launch (GatherSpec::block_units).
+  __device__ __forceinline__ std::uint32_t block_units() const { return g.block_units; }
   __device__ __forceinline__ std::uint32_t sample_of_unit(std::uint32_t unit) const {
     return p.runs_per_sample_div.divide(p.units_per_run.divide(unit));
   }

@@ -265,9 +265,8 @@ struct TableSamples {
   static constexpr bool kPerBlock = false;  // nothing to prepare per block (see convert_window_units)
   static constexpr bool kPredicated = false;  // no aligned_rows (convert_window_unit)
   const KernelParams& p;
-  __device__ __forceinline__ std::uint32_t block_units(const KernelParams& q) const {
-    return window_block_units(q.units, gridDim.x);
-  }
+  // The units this block takes (convert_window_units).
+  __device__ __forceinline__ std::uint32_t block_units() const { return window_block_units(p.units, gridDim.x); }
   // Called when a thread meets sample i (its units are consecutive).
   __device__ __forceinline__ void enter(std::uint32_t i, WindowSample& s) const {
     if (p.params != nullptr) {
@@ -296,7 +295,7 @@ __device__ __forceinline__ void convert_window_units(const KernelParams& p, Samp
   constexpr int S = SHAPE == 0 ? 1 : SHAPE;
   __shared__ uint4 stage[SHAPE >= 3 ? kWindowThreads * SHAPE : 1];
   uint4* const warp_slots = stage + (SHAPE >= 3 ? (threadIdx.x / 32) * 32 * SHAPE : 0);
-  const std::uint32_t share = samples.block_units(p);
+  const std::uint32_t share = samples.block_units();
   const std::uint32_t begin = blockIdx.x * share;
   const std::uint32_t end = min(p.units, begin + share);
   // Per-block work of the samples (the gather's draws): every thread calls
