@@ -29,8 +29,10 @@
 // and say so: the baselines are then a threaded host memcpy of the same
 // bytes, the hand-off burst has no stream to time, and no target is judged.
 //
-//   ferry_bench_dataset [--sets cifar,64] [--small] [--reps 20] [--batches 40] [--in-flight 2]
-//                       [--device auto|cpu|cuda]
+//   ferry_bench_dataset [--sets cifar,64] [--tables upload,gather] [--small] [--reps 20]
+//                       [--batches 40] [--in-flight 2] [--device auto|cpu|cuda]
+// --tables: which tables to run (both by default; a gather-only run takes a
+// tenth of the time, for comparing builds of the kernel round after round).
 // --small (or FERRY_BENCH_SMALL=1 in the environment): 5,000 and 2,000
 // samples and 4 gathers a pipelined run, for the CPU backend of a small
 // machine (under a minute on 2 cores).
@@ -60,8 +62,8 @@ using namespace ferry::bench::dataset;  // and its alias fb = ferry::bench
 namespace {
 
 constexpr const char* kUsage =
-    "usage: ferry_bench_dataset [--sets cifar,64] [--small] [--reps N] [--batches N] [--in-flight N]\n"
-    "                           [--device auto|cpu|cuda]\n";
+    "usage: ferry_bench_dataset [--sets cifar,64] [--tables upload,gather] [--small] [--reps N] [--batches N]\n"
+    "                           [--in-flight N] [--device auto|cpu|cuda]\n";
 
 // --help to stdout and 0, a bad command line to stderr and 2.
 [[noreturn]] void usage(int code) { std::fputs(kUsage, code == 0 ? stdout : stderr), std::exit(code); }
@@ -78,6 +80,7 @@ Options parse(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--sets") o.sets = next();
+    else if (a == "--tables") o.tables = next();
     else if (a == "--small") o.small = true;
     else if (a == "--reps") o.reps = std::atoi(next().c_str());
     else if (a == "--batches") o.batches = std::atoi(next().c_str());
@@ -89,6 +92,7 @@ Options parse(int argc, char** argv) {
   if (o.batches == 0) o.batches = o.small ? 4 : 40;
   if (o.reps < 3 || o.batches < 2 || o.in_flight < 1) usage(2);
   if (o.device != "auto" && o.device != "cpu" && o.device != "cuda") usage(2);
+  if (o.tables.find("upload") == std::string::npos && o.tables.find("gather") == std::string::npos) usage(2);
   return o;
 }
 
@@ -298,8 +302,10 @@ int main(int argc, char** argv) {
       }
     }
 #endif
-    upload_table(b, s, pageable.data(), static_cast<const std::uint8_t*>(pinned), o, verdicts);
-    gather_tables(b, s, static_cast<const std::uint8_t*>(pinned), o, verdicts);
+    if (o.tables.find("upload") != std::string::npos)
+      upload_table(b, s, pageable.data(), static_cast<const std::uint8_t*>(pinned), o, verdicts);
+    if (o.tables.find("gather") != std::string::npos)
+      gather_tables(b, s, static_cast<const std::uint8_t*>(pinned), o, verdicts);
     check(ferry_memory_free_host(b.ctx, pinned), "ferry_memory_free_host");
   }
 

@@ -28,7 +28,7 @@ namespace fb = ferry::bench;
 
 // The command line (parsed in dataset_bench.cpp).
 struct Options {
-  std::string sets = "cifar,64", device = "auto", command;
+  std::string sets = "cifar,64", tables = "upload,gather", device = "auto", command;
   bool small = false;
   int reps = 20, in_flight = 2;
   int batches = 0;  // gathers a pipelined run; 0: 40, or 4 with --small

@@ -65,19 +65,26 @@ struct InlineWindows {
 };
 
 struct KernelParams {
-  const std::uint8_t* base = nullptr;       // data form: local sample i at base + i * src_n
-  const std::uint8_t* const* sources = nullptr;  // or local sample i at sources[i]
-  const SampleParams* params = nullptr;     // local sample i's at params[i], or NULL: uniform values below
+  // What the window and gather kernels read comes first, on as few of the
+  // constant cache's 64-byte lines as it fits (three on sm_90, where the
+  // parameter starts 16 bytes into a line): a short launch misses on each
+  // line it reads, about 70 ns apiece one after another (PERF_NOTES.md).
+  // First line:
   std::uint8_t* out = nullptr;              // the whole output (global sample 0)
-  std::int64_t first = 0, count = 0;        // global index of local sample 0; samples
-  std::int64_t src_n = 0, src_c = 0, src_h = 0, src_w = 0;  // byte strides of the view
-  std::int64_t out_n = 0, out_c = 0, out_h = 0, out_w = 0;  // byte strides of the output
+  std::int64_t first = 0;                   // global index of local sample 0
+  std::int64_t src_h = 0;                   // byte stride of a source row
+  std::int64_t out_n = 0, out_c = 0, out_h = 0;  // byte strides of the output
+  // Second line:
+  // The vector kernel (the same runs, every run a whole number of aligned
+  // 16-byte output units) and the window kernel (a run is one output row,
+  // its last unit may be partial): units = count * runs_per_sample * units_per_run < 2^31.
+  std::uint32_t units = 0;
+  FastDiv units_per_run, runs_per_sample_div;
   std::int32_t h = 0, w = 0, c = 0;         // source image
   std::int32_t oh = 0, ow = 0, oc = 0, oct = 0;  // window, mapped and total channels
-  std::int32_t channel_map[4] = {0, 1, 2, 3};
-  float alpha[4] = {1, 1, 1, 1}, beta[4] = {0, 0, 0, 0};
-  std::int32_t crop_x = 0, crop_y = 0, mirror = 0;
-  std::uint32_t pad_bits = 0, fill_bits = 0;
+  std::int32_t crop_x = 0, crop_y = 0;
+  // Third line:
+  std::int32_t mirror = 0;
   // Pixels outside the image are bytes of value 0, converted as any pixel
   // (augmentation's zero padding: ConvertPlan::zero_outside), not fill_bits.
   std::int32_t zero_outside = 0;
@@ -88,6 +95,17 @@ struct KernelParams {
   // for the units inside, across the edges and outside, so a warp whose
   // lanes meet a random crop's padding does not run three.
   std::int32_t aligned_rows = 0;
+  std::int32_t channel_map[4] = {0, 1, 2, 3};
+  float alpha[4] = {1, 1, 1, 1}, beta[4] = {0, 0, 0, 0};
+  std::uint32_t pad_bits = 0;
+  // What only the other kernels read:
+  std::uint32_t fill_bits = 0;
+  std::int64_t count = 0;  // samples
+  std::int64_t out_w = 0;  // byte stride of an output pixel
+  const std::uint8_t* base = nullptr;       // data form: local sample i at base + i * src_n
+  const std::uint8_t* const* sources = nullptr;  // or local sample i at sources[i]
+  const SampleParams* params = nullptr;     // local sample i's at params[i], or NULL: uniform values below
+  std::int64_t src_n = 0, src_c = 0, src_w = 0;  // the view's other byte strides
   std::int32_t out_nhwc = 0;
   // Whether the table's alpha/beta differ per sample (per-sample mean/std);
   // if not, they equal alpha/beta above and the kernels read those instead.
@@ -95,11 +113,6 @@ struct KernelParams {
   // The run kernel (fast path): each sample is runs_per_sample runs of run_len
   // contiguous interleaved pixels in, contiguous pixels out per channel plane.
   std::int64_t run_len = 0, runs_per_sample = 0, tiles_per_run = 0;
-  // The vector kernel (the same runs, every run a whole number of aligned
-  // 16-byte output units) and the window kernel (a run is one output row,
-  // its last unit may be partial): units = count * runs_per_sample * units_per_run < 2^31.
-  std::uint32_t units = 0;
-  FastDiv units_per_run, runs_per_sample_div;
   // The vector kernel's runs do not all start on its load width (step 4,
   // NCHW output only; vector_variant).
   std::int32_t source_unaligned = 0;

@@ -23,7 +23,7 @@
 namespace ferry::core::cuda_convert {
 namespace {
 
-// What a window draw reads of GatherParams, by value: a function given a
+// What a window draw reads of GatherSpec, by value: a function given a
 // reference to the kernel parameter would read each field through a generic
 // address, one slow load after another in front of the sample's first load.
 struct DrawSpec {
@@ -198,8 +198,13 @@ const void* pick(DType dtype, int c, int shape) {
 }
 
 template <int N>
-void launch(const KernelParams& params, GatherParamsOf<N>& gather, DType dtype, int shape, int max_blocks,
-            void* stream) {
+void launch(const KernelParams& params, const GatherSpec& spec, const std::int64_t* host_indices, DType dtype,
+            int shape, int max_blocks, void* stream) {
+  GatherParamsOf<N> gather;
+  static_cast<GatherSpec&>(gather) = spec;
+  if (host_indices != nullptr)
+    std::transform(host_indices, host_indices + params.count, gather.indices,
+                   [](std::int64_t k) { return static_cast<std::int32_t>(k); });
   const std::int64_t work = (std::int64_t{params.units} + kWindowThreads - 1) / kWindowThreads;
   const int blocks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(work, max_blocks)));
   gather.block_units = window_block_units(params.units, static_cast<std::uint32_t>(blocks));
@@ -220,16 +225,14 @@ int window_gather_blocks_per_sm(DType dtype, int c, int shape) {
   return blocks > 0 ? blocks : 1;
 }
 
-void launch_window_gather(const KernelParams& params, const GatherParams& gather, DType dtype, int shape,
-                          int max_blocks, void* stream) {
-  if (gather.device_indices == nullptr && params.count <= kGatherSmallIndices) {
-    GatherParamsOf<kGatherSmallIndices> small;
-    static_cast<GatherSpec&>(small) = gather;
-    std::copy_n(gather.indices, params.count, small.indices);
-    launch(params, small, dtype, shape, max_blocks, stream);
+void launch_window_gather(const KernelParams& params, const GatherSpec& spec, const std::int64_t* host_indices,
+                          DType dtype, int shape, int max_blocks, void* stream) {
+  if (host_indices == nullptr || params.count <= kGatherSmallIndices) {
+    launch<kGatherSmallIndices>(params, spec, host_indices, dtype, shape, max_blocks, stream);
   } else {
-    GatherParams whole = gather;
-    launch(params, whole, dtype, shape, max_blocks, stream);
+    if (params.count > kGatherInlineIndices)
+      fail(Status::Internal, params.count, " host indices for a gather launch, more than its ", kGatherInlineIndices);
+    launch<kGatherInlineIndices>(params, spec, host_indices, dtype, shape, max_blocks, stream);
   }
 }
 

@@ -166,7 +166,7 @@ bool CudaConverter::convert_gather(const ConvertPlan& plan, const SourceView& so
   if (!choose_window_kernel(plan, source, first, count, output_base, whole) ||
       !cuda_convert::gather_kernel_exists(plan.dtype, static_cast<int>(plan.c), whole.window_shape))
     return false;
-  cuda_convert::GatherParams g;
+  cuda_convert::GatherSpec g;
   g.base = resident.base;
   g.sample_bytes = resident.sample_bytes;
   g.count = resident.count;
@@ -186,7 +186,7 @@ bool CudaConverter::convert_gather(const ConvertPlan& plan, const SourceView& so
   const int max_blocks = max_gather_blocks(plan.dtype, static_cast<int>(plan.c), shape);
   g.first_index = draws.first_index + first;
   if (on_device) {
-    cuda_convert::launch_window_gather(whole.params, g, plan.dtype, shape, max_blocks, stream);
+    cuda_convert::launch_window_gather(whole.params, g, nullptr, plan.dtype, shape, max_blocks, stream);
     return true;
   }
   // The host indices, from the sample pointers (each base + index * sample_bytes).
@@ -201,8 +201,7 @@ bool CudaConverter::convert_gather(const ConvertPlan& plan, const SourceView& so
     indices[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(offset / resident.sample_bytes);
   }
   if (count <= cuda_convert::kGatherInlineIndices) {
-    std::copy(indices.begin(), indices.end(), g.indices);
-    cuda_convert::launch_window_gather(whole.params, g, plan.dtype, shape, max_blocks, stream);
+    cuda_convert::launch_window_gather(whole.params, g, indices.data(), plan.dtype, shape, max_blocks, stream);
     return true;
   }
   // More than the parameter holds: one copy of the indices, still one launch
@@ -210,7 +209,7 @@ bool CudaConverter::convert_gather(const ConvertPlan& plan, const SourceView& so
   void* table = upload(indices.data(), indices.size() * sizeof(std::int64_t), stream);
   g.device_indices = static_cast<const std::int64_t*>(table);
   try {
-    cuda_convert::launch_window_gather(whole.params, g, plan.dtype, shape, max_blocks, stream);
+    cuda_convert::launch_window_gather(whole.params, g, nullptr, plan.dtype, shape, max_blocks, stream);
   } catch (...) {
     memory_.device_cache().free(table, stream);
     throw;

@@ -14,10 +14,10 @@ namespace ferry::core::cuda_convert {
 
 // Host indices ride in the launch's parameter (4 bytes each) up to
 // kGatherInlineIndices; a gather of more copies them to the device and reads
-// them as device indices. A gather of up to kGatherSmallIndices takes a
-// kernel whose parameter holds only that many (1 KB, not 4): an H200 took
-// about 0.16 us longer over a launch with the larger one
-// (core/convert/cuda/PERF_NOTES.md).
+// them as device indices. A gather of up to kGatherSmallIndices, or of
+// device indices, takes a kernel whose parameter holds only that many (1 KB,
+// not 4): an H200 took about 0.16 us longer over a launch with the larger
+// one (core/convert/cuda/PERF_NOTES.md).
 constexpr int kGatherInlineIndices = 1024;
 constexpr int kGatherSmallIndices = 256;
 
@@ -40,17 +40,20 @@ struct GatherSpec {
   std::uint32_t block_units = 0;
 };
 
+// A launch's parameter: the spec and room for N host indices.
 template <int N>
 struct GatherParamsOf : GatherSpec {
   std::int32_t indices[N] = {};
 };
-using GatherParams = GatherParamsOf<kGatherInlineIndices>;
 
 // `params` as for launch_convert_window (the window geometry of its
-// samples); throws ferry::Error for a launch failure or a combination with
-// no instantiation (gather_kernel_exists says which exist).
-void launch_window_gather(const KernelParams& params, const GatherParams& gather, DType dtype, int shape,
-                          int max_blocks, void* stream);
+// samples). host_indices: the params.count sample indices (at most
+// kGatherInlineIndices, each below 2^31), put in the launch's parameter; or
+// NULL, where spec.device_indices holds them. Throws ferry::Error for a
+// launch failure or a combination with no instantiation (gather_kernel_exists
+// says which exist).
+void launch_window_gather(const KernelParams& params, const GatherSpec& spec, const std::int64_t* host_indices,
+                          DType dtype, int shape, int max_blocks, void* stream);
 bool gather_kernel_exists(DType dtype, int c, int shape);
 int window_gather_blocks_per_sm(DType dtype, int c, int shape);
 
