@@ -12,7 +12,8 @@
 //       each chunk's DMA and kernel as soon as it is staged;
 //     - the CPU backend: small batches convert right here, larger ones on the
 //       staging thread, straight from the caller's source.
-//   Each chunk runs on a pool stream (round-robin): copy into the stream's
+//   Each chunk runs on a pool stream (round-robin; a resident gather's one
+//   kernel always on its tier's first stream): copy into the stream's
 //   input buffer, convert into the output. The streams of a batch are joined
 //   on its home stream by events, where its done event is recorded and the
 //   caller's hand-off stream waits.

@@ -116,7 +116,9 @@ FERRY_API ferry_status ferry_dataset_epoch(int64_t* out, int64_t count, ferry_da
  * host source). Samples of different sizes need a transform giving one output
  * size (resize, or a crop window). The indices may be reused once the call
  * returns. The dataset's memory lives until the batch completes, even when the
- * dataset is destroyed meanwhile. */
+ * dataset is destroyed meanwhile. The context's gathers (of every dataset) run
+ * one after another on one of its streams (of priority > 0: one of the high
+ * tier's): a gather is one kernel, with nothing to overlap. */
 FERRY_API ferry_status ferry_dataset_gather(ferry_batch_t* out, ferry_dataset_t dataset, const int64_t* indices,
                                             int64_t n, const ferry_transform* transform, const ferry_output* output,
                                             const ferry_submit_options* options);

@@ -6,9 +6,10 @@
 // launch: no table copied, no pointer kernel before it. Measured (H200): a
 // batch of 256 CIFAR samples (RandomCrop(4) + flip to f16 NCHW) took 14.7 us
 // through the table path (two copies, the pointer kernel and the window
-// kernel), 5.6-6.6 us here with its samples' lines and pages cold, where a
-// bare gather of the same samples takes 4.4-4.6 (bench/bare_gather.cu); the
-// steps between and where the rest goes: PERF_NOTES.md.
+// kernel), 5.3-5.7 us here with its samples' lines and pages cold (on one
+// stream: Stager::plan_streams), where a bare gather of the same samples
+// takes 4.2-4.5 (bench/bare_gather.cu); the steps between and where the rest
+// goes: PERF_NOTES.md.
 //
 // Instantiated for NCHW output and NHWC output of as many channels as the
 // source has (the usual recipes); other shapes take the table path.
