@@ -1,22 +1,31 @@
 // The CPU conversion's row logic: which pixels of an output row come from
-// where, in blocks that stay in L1; the arithmetic is in convert_cpu_kernels.
-// Two shapes get a fast path: pixel-packed output (NHWC: the row is one
-// stream of elements, the coefficients repeat per pixel) and planar output
-// from interleaved input (NCHW from NHWC: a block is de-interleaved once into
-// per-channel runs). Everything else is gathered per channel with its strides.
-// uint8 out in the source's layout, unchanged, is copied a sample at a time.
+// where, in blocks that stay in L1; the arithmetic is in convert_cpu_kernels,
+// the byte moves in cpu_pixel_moves. Two shapes get a fast path: pixel-packed
+// output (NHWC: the row is one stream of elements, the coefficients repeat
+// per pixel; channel maps, padding channels and mirrored rows rearranged by
+// pshufb steps first) and planar output from interleaved input (NCHW from
+// NHWC: a block is de-interleaved once into per-channel runs, a mirrored one
+// in reverse order). Everything else is gathered per channel with its strides
+// (cpu_strided_moves.h). A large output is written with non-temporal stores
+// only, its fills too. uint8 out in the source's layout, unchanged, is copied
+// a sample at a time (convert_cpu_copy).
 #include "core/convert/convert_cpu.h"
 
 #include <algorithm>
 #include <cstring>
 
+#include "core/convert/convert_cpu_copy.h"
 #include "core/convert/convert_cpu_kernels.h"
+#include "core/convert/cpu_strided_moves.h"
+#include "core/convert/half_bits.h"
 #include "core/store_fence.h"
 #include "core/convert/convert_plan_checks.h"
 #include "core/convert/resize_cpu.h"
 
 namespace ferry::core {
 namespace {
+
+using namespace cpu_strided;
 
 constexpr int block = 256;  // pixels per inner block: temporaries stay in L1
 constexpr int max_channels = 4;
@@ -27,44 +36,6 @@ template <> struct Element<4> { using T = float; };
 template <> struct Element<2> { using T = std::uint16_t; };
 template <> struct Element<1> { using T = std::uint8_t; };
 
-// tmp[j] = p[j * step] for j < count; step is in bytes and may be negative
-// (a mirrored row). STEP > 0 fixes it at compile time for the common cases.
-template <int STEP>
-void gather(const std::uint8_t* p, std::int64_t step, std::uint8_t* tmp, int count) {
-  if (STEP != 0) step = STEP;
-  for (int j = 0; j < count; ++j) tmp[j] = p[j * step];
-}
-
-void gather_any(const std::uint8_t* p, std::int64_t step, std::uint8_t* tmp, int count) {
-  switch (step) {
-    case 1: return gather<1>(p, step, tmp, count);
-    case 3: return gather<3>(p, step, tmp, count);
-    case 4: return gather<4>(p, step, tmp, count);
-    case -1: return gather<-1>(p, step, tmp, count);
-    case -3: return gather<-3>(p, step, tmp, count);
-    case -4: return gather<-4>(p, step, tmp, count);
-    default: return gather<0>(p, step, tmp, count);
-  }
-}
-
-// d[j * stride] = v[j]; stride in elements.
-template <typename T, int STRIDE>
-void scatter(T* d, std::int64_t stride, const T* v, int count) {
-  if (STRIDE != 0) stride = STRIDE;
-  for (int j = 0; j < count; ++j) d[j * stride] = v[j];
-}
-
-template <typename T>
-void scatter_any(T* d, std::int64_t stride, const T* v, int count) {
-  switch (stride) {
-    case 1: return scatter<T, 1>(d, stride, v, count);
-    case 3: return scatter<T, 3>(d, stride, v, count);
-    case 4: return scatter<T, 4>(d, stride, v, count);
-    default: return scatter<T, 0>(d, stride, v, count);
-  }
-}
-
-// The element whose bit pattern is `bits` (float32, float16/bfloat16 bits, uint8).
 // The bits a byte 0 converts to with coefficients a, b: 0 * a + b rounded
 // once each, as every conversion path does (0 for uint8, which is not scaled).
 std::uint32_t zero_bits(DType dtype, float a, float b) {
@@ -73,30 +44,71 @@ std::uint32_t zero_bits(DType dtype, float a, float b) {
   return plan_checks::value_bits(dtype, product + b, "a converted zero");
 }
 
-template <typename T>
-T from_bits(std::uint32_t bits) {
-  if constexpr (sizeof(T) == 4) {
-    T v;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
-  } else {
-    return static_cast<T>(bits);
-  }
-}
+// The run's coefficient tables for one sample's alpha and beta: per pixel
+// (pixel-packed output, the padding channels' value last) and per channel
+// (planes). Made once per conversion for batch-wide coefficients, else per row.
+struct CoefficientTables {
+  float packed_alpha[coeff_period], packed_beta[coeff_period];
+  float plane_alpha[max_channels][coeff_period], plane_beta[max_channels][coeff_period];
 
-template <typename T>
-void fill_run(T* d, std::int64_t stride, T value, std::int64_t count) {
-  for (std::int64_t j = 0; j < count; ++j) d[j * stride] = value;
-}
+  void set(const ConvertPlan& p, const float* alpha, const float* beta, float pad_value) {
+    const int oct = p.out_channels_total;
+    for (int j = 0; j < coeff_period; ++j) {
+      const int k = j % oct;
+      packed_alpha[j] = k < p.out_channels ? alpha[k] : 0.0f;
+      packed_beta[j] = k < p.out_channels ? beta[k] : pad_value;  // a zero byte there (pad_in_run)
+    }
+    for (int k = 0; k < p.out_channels; ++k)
+      for (int j = 0; j < coeff_period; ++j) plane_alpha[k][j] = alpha[k], plane_beta[k][j] = beta[k];
+  }
+};
 
 struct RowJob {
-  const ConvertPlan* plan;
-  const SourceView* source;
-  std::int64_t first;
-  std::uint8_t* output;
+  const ConvertPlan* plan = nullptr;
+  const SourceView* source = nullptr;
+  std::int64_t first = 0;
+  std::uint8_t* output = nullptr;
   CpuKernels kernels;
-  ConvertRunFn write_run;  // converts straight into the output: streaming stores for a large one
+  ConvertRunFn write_run = nullptr;  // converts straight into the output: streaming stores for a large one
+  PixelShuffle shuffle[2];  // interleaved source to pixel-packed output: [mirror_x]
+  bool streaming = false;  // a large output: written with non-temporal stores
+  // The padding channels' value, where the conversion itself can write it (a
+  // zero byte times 0 plus it gives its bits): then it goes out with the
+  // run's own (streaming) stores, not in a second pass over the lines the
+  // run just wrote (pixel-packed output).
+  bool pad_in_run = false;
+  float pad_value = 0.0f;
+  CoefficientTables batch_tables{};    // for plan.alpha, plan.beta
+
+  // The tables for coefficients `alpha`, `beta`: the batch's, or made in `own`.
+  const CoefficientTables& tables_for(const float* alpha, const float* beta, CoefficientTables& own) const {
+    if (alpha == plan->alpha && beta == plan->beta) return batch_tables;
+    own.set(*plan, alpha, beta, pad_value);
+    return own;
+  }
 };
+
+constexpr float zero_coefficients[coeff_period] = {};
+
+// The float whose conversion to the dtype gives `bits`, if 0 * 0 + it does
+// (the run's arithmetic, checked by running it): else false.
+bool value_of_bits(const CpuKernels& kernels, DType dtype, std::uint32_t bits, float* value) {
+  float v = 0.0f;
+  switch (dtype) {
+    case DType::Float32: v = bits_float(bits); break;
+    case DType::Float16: v = half_bits_to_float(static_cast<std::uint16_t>(bits)); break;
+    case DType::BFloat16: v = bf16_bits_to_float(static_cast<std::uint16_t>(bits)); break;
+    case DType::UInt8: break;  // copied, not converted: a zero byte gives 0
+  }
+  const std::uint8_t zero = 0;
+  float beta[coeff_period];
+  std::fill_n(beta, coeff_period, v);
+  std::uint32_t got = 0;
+  kernels.convert_run(&zero, &got, zero_coefficients, beta, 1);
+  *value = v;
+  return got == bits;
+}
+
 
 // Where one output row reads, and what it writes.
 struct RowGeometry {
@@ -140,21 +152,23 @@ void convert_interleaved(const RowJob& job, const RowGeometry& r) {
   const ConvertPlan& p = *job.plan;
   const Strides4& s = r.strides;
   const int oct = p.out_channels_total;
-  float alpha[coeff_period], beta[coeff_period];
-  for (int j = 0; j < coeff_period; ++j) {
-    const int k = j % oct;
-    alpha[j] = k < p.out_channels ? r.alpha[k] : 0.0f;
-    beta[j] = k < p.out_channels ? r.beta[k] : 0.0f;
-  }
+  CoefficientTables own;
+  const CoefficientTables& tables = job.tables_for(r.alpha, r.beta, own);
+  const float* alpha = tables.packed_alpha;
+  const float* beta = tables.packed_beta;
   T* out = reinterpret_cast<T*>(r.out_row);
   const bool stream = stream_source(p, s, r.mirror_x);
+  const bool shuffle = interleaved_source(p, s);  // pixels of c adjacent bytes: moved by a pshufb a step
   const std::int64_t step = r.mirror_x ? -s.w : s.w;
-  std::uint8_t tmp[block * max_channels];
+  std::uint8_t tmp[block * max_channels + 16];  // + the shuffle's slack
   for (std::int64_t x0 = r.xa; x0 < r.xb; x0 += block) {
     const int count = static_cast<int>(std::min<std::int64_t>(block, r.xb - x0));
     const std::int64_t sx0 = r.source_x(x0);
     const std::uint8_t* in = r.src_row + sx0 * s.w;
-    if (!stream) {
+    if (!stream && shuffle) {
+      job.kernels.shuffle_pixels(job.shuffle[r.mirror_x ? 1 : 0], in, tmp, count);
+      in = tmp;
+    } else if (!stream) {
       for (int k = 0; k < oct; ++k) {
         if (k >= p.out_channels) {
           for (int j = 0; j < count; ++j) tmp[j * oct + k] = 0;
@@ -176,16 +190,18 @@ template <typename T>
 void convert_planar(const RowJob& job, const RowGeometry& r) {
   const ConvertPlan& p = *job.plan;
   const Strides4& s = r.strides;
-  float alpha[max_channels][coeff_period], beta[max_channels][coeff_period];
-  for (int k = 0; k < p.out_channels; ++k)
-    for (int j = 0; j < coeff_period; ++j) alpha[k][j] = r.alpha[k], beta[k][j] = r.beta[k];
+  CoefficientTables own;
+  const CoefficientTables& tables = job.tables_for(r.alpha, r.beta, own);
+  const auto& alpha = tables.plane_alpha;
+  const auto& beta = tables.plane_beta;
   const std::int64_t esz = p.element_size;
   const std::int64_t stride_w = p.out_strides.w / esz;  // in elements
   const std::int64_t step = r.mirror_x ? -s.w : s.w;
-  const DeinterleaveFn deinterleave = !interleaved_source(p, s) ? nullptr
-                                      : p.c == 3                ? job.kernels.deinterleave3
-                                      : p.c == 4                ? job.kernels.deinterleave4
-                                                                : nullptr;
+  const bool three = p.c == 3;
+  const DeinterleaveFn deinterleave = !interleaved_source(p, s) || (p.c != 3 && p.c != 4) ? nullptr
+                                      : r.mirror_x ? (three ? job.kernels.deinterleave3_reversed
+                                                            : job.kernels.deinterleave4_reversed)
+                                                   : (three ? job.kernels.deinterleave3 : job.kernels.deinterleave4);
   std::uint8_t tmp_in[max_channels][block];
   T tmp_out[block];
   for (std::int64_t x0 = r.xa; x0 < r.xb; x0 += block) {
@@ -193,12 +209,10 @@ void convert_planar(const RowJob& job, const RowGeometry& r) {
     const std::int64_t sx0 = r.source_x(x0);
     const std::uint8_t* runs[max_channels];
     if (deinterleave) {
-      // All channels of the block at once, from its lowest source pixel;
-      // a mirrored block is then reversed in place.
+      // All channels of the block at once, from its lowest source pixel (a
+      // mirrored block in reverse order).
       const std::int64_t low = r.mirror_x ? sx0 - (count - 1) : sx0;
       deinterleave(r.src_row + low * p.c, tmp_in[0], block, count);
-      if (r.mirror_x)
-        for (int c = 0; c < p.c; ++c) std::reverse(tmp_in[c], tmp_in[c] + count);
       for (int k = 0; k < p.out_channels; ++k) runs[k] = tmp_in[p.channel_map[k]];
     } else {
       for (int k = 0; k < p.out_channels; ++k) {
@@ -221,6 +235,18 @@ void convert_planar(const RowJob& job, const RowGeometry& r) {
       }
     }
   }
+}
+
+// count elements of bits at d, every stride_w elements: with non-temporal
+// stores where the output is large and the run unit-stride (a plane's row).
+template <typename T>
+void fill_elements(const RowJob& job, T* d, std::int64_t stride_w, std::uint32_t bits, std::int64_t count) {
+  if (count <= 0) return;
+  if (job.streaming && stride_w == 1) {
+    job.kernels.fill_streaming(d, bits, static_cast<int>(sizeof(T)), count);
+    return;
+  }
+  fill_run(d, stride_w, from_bits<T>(bits), count);
 }
 
 template <typename T>
@@ -258,61 +284,31 @@ void convert_row(const RowJob& job, std::int64_t row) {
     else
       convert_planar<T>(job, r);
   }
-  // Fill after converting: padding channels overwrite what a packed run wrote there.
+  // Fill after converting: padding channels overwrite what a packed run wrote
+  // there, unless the run wrote the padding value itself (pad_in_run).
   const std::int64_t stride_w = p.out_strides.w / p.element_size;
+  const bool packed = interleaved_output(p);
   for (int k = 0; k < p.out_channels_total; ++k) {
     T* d = reinterpret_cast<T*>(r.out_row + k * p.out_strides.c);
     if (k >= p.out_channels) {
-      fill_run(d, stride_w, from_bits<T>(p.pad_bits), ow);
+      if (job.pad_in_run && packed && r.xa < r.xb) {
+        fill_elements(job, d, stride_w, p.pad_bits, r.xa);
+        fill_elements(job, d + r.xb * stride_w, stride_w, p.pad_bits, ow - r.xb);
+      } else {
+        fill_elements(job, d, stride_w, p.pad_bits, ow);
+      }
       continue;
     }
     // zero_outside (augmentation's zero padding): a byte 0 converted, as the kernels do.
-    const T fill = from_bits<T>(p.zero_outside ? zero_bits(p.dtype, r.alpha[k], r.beta[k]) : p.fill_bits);
-    fill_run(d, stride_w, fill, r.xa);
-    fill_run(d + r.xb * stride_w, stride_w, fill, ow - r.xb);
+    const std::uint32_t fill = p.zero_outside ? zero_bits(p.dtype, r.alpha[k], r.beta[k]) : p.fill_bits;
+    fill_elements(job, d, stride_w, fill, r.xa);
+    fill_elements(job, d + r.xb * stride_w, stride_w, fill, ow - r.xb);
   }
 }
 
 template <typename T>
 void convert_rows(const RowJob& job, std::int64_t begin, std::int64_t end) {
   for (std::int64_t r = begin; r < end; ++r) convert_row<T>(job, r);
-}
-
-// uint8 in the source's layout, unchanged (ConvertPlan::copies_bytes: a
-// resident dataset's upload, an identity transform): each sample's bytes as
-// they lie, one copy a sample, or a row at a time where the rows are padded.
-// The row path costs about 50 ns a row: a CIFAR-sized upload (50,000 images
-// of 32 rows) ran at 0.14 of a threaded memcpy. False where a row's bytes are
-// not contiguous in the source (strided pixels or channels): the row path.
-bool copy_samples(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
-                  std::uint8_t* output, ThreadPool& pool) {
-  const Strides4& s = source.strides;
-  const bool nhwc = plan.source_layout == Layout::NHWC;
-  const std::int64_t h = plan.h, w = plan.w, c = plan.c;
-  // NHWC: a row is w * c bytes; NCHW: a row of one channel's plane is w bytes, c planes a sample.
-  const bool rows_contiguous = nhwc ? (w == 1 || s.w == c) && (c == 1 || s.c == 1) : (w == 1 || s.w == 1);
-  if (!rows_contiguous) return false;
-  const std::int64_t row = nhwc ? w * c : w, planes = nhwc ? 1 : c;
-  const bool packed = (h == 1 || s.h == row) && (planes == 1 || s.c == h * w);
-  const std::int64_t sample_bytes = h * w * c;
-  const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t{256} << 10) / sample_bytes);
-  pool.parallel_for(
-      0, count,
-      [&](std::int64_t b, std::int64_t e) {
-        for (std::int64_t i = b; i < e; ++i) {
-          const std::uint8_t* from = source.samples ? source.samples[i] : source.base + i * s.n;
-          std::uint8_t* to = output + (first + i) * plan.out_strides.n;
-          if (packed) {
-            std::memcpy(to, from, static_cast<std::size_t>(sample_bytes));
-            continue;
-          }
-          for (std::int64_t k = 0; k < planes; ++k)
-            for (std::int64_t y = 0; y < h; ++y)
-              std::memcpy(to + (k * h + y) * row, from + k * s.c + y * s.h, static_cast<std::size_t>(row));
-        }
-      },
-      grain);
-  return true;
 }
 
 }  // namespace
@@ -324,7 +320,7 @@ void convert_on_cpu(const ConvertPlan& plan, const SourceView& source, std::int6
     convert_resized_on_cpu(plan, source, first, count, output_base, pool);
     return;
   }
-  if (plan.copies_bytes() && copy_samples(plan, source, first, count, static_cast<std::uint8_t*>(output_base), pool))
+  if (plan.copies_bytes() && copy_samples_on_cpu(plan, source, first, count, static_cast<std::uint8_t*>(output_base), pool))
     return;
   const CpuKernels kernels = cpu_kernels(plan.dtype, isa);
   const std::int64_t row_bytes = std::max<std::int64_t>(
@@ -334,8 +330,20 @@ void convert_on_cpu(const ConvertPlan& plan, const SourceView& source, std::int6
   // read-for-ownership), which is what bounds a many-threaded conversion.
   constexpr std::int64_t kStreamingBytes = std::int64_t{4} << 20;
   const bool streaming = count * plan.out_h * row_bytes >= kStreamingBytes;
-  const RowJob job{&plan, &source, first, static_cast<std::uint8_t*>(output_base), kernels,
-                   streaming ? kernels.convert_run_streaming : kernels.convert_run};
+  RowJob job;
+  job.plan = &plan;
+  job.source = &source;
+  job.first = first;
+  job.output = static_cast<std::uint8_t*>(output_base);
+  job.kernels = kernels;
+  job.write_run = streaming ? kernels.convert_run_streaming : kernels.convert_run;
+  const int c = static_cast<int>(plan.c);
+  for (int mirrored = 0; mirrored < 2; ++mirrored)
+    job.shuffle[mirrored] =
+        make_pixel_shuffle(c, plan.out_channels_total, plan.out_channels, plan.channel_map, mirrored != 0);
+  job.pad_in_run = value_of_bits(kernels, plan.dtype, plan.pad_bits, &job.pad_value);
+  job.streaming = streaming;
+  job.batch_tables.set(plan, plan.alpha, plan.beta, job.pad_value);
   void (*rows)(const RowJob&, std::int64_t, std::int64_t) = nullptr;
   switch (plan.element_size) {
     case 4: rows = convert_rows<Element<4>::T>; break;

@@ -11,17 +11,16 @@
 
 #include "core/convert/convert_cpu_kernels.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 
 #include "core/convert/cpu_features.h"
+#include "core/convert/cpu_pixel_moves.h"
+#include "core/convert/cpu_stream_stores.h"
 #include "core/convert/half_bits.h"
 
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-#define FERRY_CPU_X86_KERNELS 1
-#include <immintrin.h>
-#define FERRY_TARGET_AVX2 __attribute__((target("avx2,f16c")))
-#endif
 
 namespace ferry::core {
 namespace {
@@ -65,14 +64,10 @@ void convert_run_portable(const std::uint8_t* in, void* out_v, const float* alph
   convert_scalar<D>(in + j, out + j, alpha, beta, count - j);
 }
 
-template <int C>
-void deinterleave_portable(const std::uint8_t* in, std::uint8_t* planes, int plane_stride, int count) {
-  for (int j = 0; j < count; ++j)
-    for (int k = 0; k < C; ++k) planes[k * plane_stride + j] = in[j * C + k];
-}
-
 #if defined(FERRY_CPU_X86_KERNELS)
 // ---- AVX2 + F16C ----
+using cpu_stream::stream_bytes;
+using cpu_stream::stream_elements;
 
 FERRY_TARGET_AVX2 inline __m256 load8_u8_as_float(const std::uint8_t* p) {
   return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
@@ -116,6 +111,22 @@ FERRY_TARGET_AVX2 inline void convert8(const std::uint8_t* in, typename Out<D>::
   store8<D, STREAM>(out, _mm256_add_ps(_mm256_mul_ps(load8_u8_as_float(in), a), b));
 }
 
+// convert_scalar (count < 24), its results stored as stream_elements does
+// where the output's elements are aligned to their size, plainly otherwise.
+template <DType D>
+FERRY_TARGET_AVX2 void convert_scalar_streaming(const std::uint8_t* in, typename Out<D>::T* out, const float* alpha,
+                                                const float* beta, int count) {
+  using T = typename Out<D>::T;
+  if (reinterpret_cast<std::uintptr_t>(out) % sizeof(T) != 0) {
+    convert_scalar<D>(in, out, alpha, beta, count);
+    return;
+  }
+  T values[coeff_period];
+  convert_scalar<D>(in, values, alpha, beta, count);
+  stream_elements(reinterpret_cast<std::uint8_t*>(out), reinterpret_cast<const std::uint8_t*>(values),
+                  static_cast<int>(sizeof(T)), count);
+}
+
 template <DType D, bool STREAM>
 FERRY_TARGET_AVX2 void convert_run_avx2_with(const std::uint8_t* in, void* out_v, const float* alpha,
                                              const float* beta, int count) {
@@ -132,7 +143,26 @@ FERRY_TARGET_AVX2 void convert_run_avx2_with(const std::uint8_t* in, void* out_v
   int t = 0;
   if (j + 8 <= count) convert8<D, STREAM>(in + j, out + j, a0, b0), j += 8, t = 8;
   if (j + 8 <= count) convert8<D, STREAM>(in + j, out + j, a1, b1), j += 8, t = 16;
-  convert_scalar<D>(in + j, out + j, alpha + t, beta + t, count - j);
+  if constexpr (STREAM) {
+    convert_scalar_streaming<D>(in + j, out + j, alpha + t, beta + t, count - j);
+  } else {
+    convert_scalar<D>(in + j, out + j, alpha + t, beta + t, count - j);
+  }
+}
+
+// uint8 out (a copy of the run): vector non-temporal stores from the 32-byte
+// boundary on, stream_bytes before it and after the last whole vector.
+FERRY_TARGET_AVX2 void copy_run_avx2_streaming(const std::uint8_t* in, void* out_v, const float*, const float*,
+                                               int count) {
+  auto* out = static_cast<std::uint8_t*>(out_v);
+  const int head = std::min(count, static_cast<int>((32 - reinterpret_cast<std::uintptr_t>(out) % 32) % 32));
+  stream_bytes(out, in, head);
+  int j = head;
+  for (; j + 32 <= count; j += 32) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + j));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(out + j), v);
+  }
+  stream_bytes(out + j, in + j, count - j);
 }
 
 template <DType D>
@@ -152,53 +182,30 @@ FERRY_TARGET_AVX2 void convert_run_avx2_streaming(const std::uint8_t* in, void* 
   constexpr std::uintptr_t width = 8 * sizeof(T);
   auto* out = static_cast<T*>(out_v);
   const std::uintptr_t misaligned = reinterpret_cast<std::uintptr_t>(out) % width;
-  if (misaligned % sizeof(T) != 0 || count < 64) {  // not on an element boundary, or too short to matter
+  // Not on an element boundary: plain stores. Any other run streams, its
+  // ends through single non-temporal words (convert_scalar_streaming).
+  if (misaligned % sizeof(T) != 0) {
     convert_run_avx2_with<D, false>(in, out, alpha, beta, count);
     return;
   }
-  const int peel = static_cast<int>(((width - misaligned) % width) / sizeof(T));
-  convert_scalar<D>(in, out, alpha, beta, peel);
-  float alpha_rotated[coeff_period], beta_rotated[coeff_period];
-  for (int j = 0; j < coeff_period; ++j) {
-    alpha_rotated[j] = alpha[(j + peel) % coeff_period];
-    beta_rotated[j] = beta[(j + peel) % coeff_period];
+  if (misaligned == 0) {
+    convert_run_avx2_with<D, true>(in, out, alpha, beta, count);
+    return;
   }
+  const int peel = std::min(count, static_cast<int>(((width - misaligned) % width) / sizeof(T)));
+  convert_scalar_streaming<D>(in, out, alpha, beta, peel);
+  // The tables rotated by peel (two copies each: every row of a plane that
+  // starts off the boundary comes here, a modulo per entry was a good part of
+  // a short row's cost).
+  float alpha_rotated[coeff_period], beta_rotated[coeff_period];
+  const std::size_t tail = static_cast<std::size_t>(coeff_period - peel) * sizeof(float);
+  std::memcpy(alpha_rotated, alpha + peel, tail);
+  std::memcpy(alpha_rotated + coeff_period - peel, alpha, static_cast<std::size_t>(peel) * sizeof(float));
+  std::memcpy(beta_rotated, beta + peel, tail);
+  std::memcpy(beta_rotated + coeff_period - peel, beta, static_cast<std::size_t>(peel) * sizeof(float));
   convert_run_avx2_with<D, true>(in + peel, out + peel, alpha_rotated, beta_rotated, count - peel);
 }
 
-// pshufb masks: output channel k takes byte i of its 16 from source vector s
-// where byte C*i+k lies in it (0x80 elsewhere: a zero, ORed away).
-template <int C> struct DeinterleaveMasks {
-  alignas(16) std::uint8_t m[C][C][16] = {};
-  constexpr DeinterleaveMasks() {
-    for (int k = 0; k < C; ++k)
-      for (int s = 0; s < C; ++s)
-        for (int i = 0; i < 16; ++i) {
-          const int pos = C * i + k;
-          m[k][s][i] = static_cast<std::uint8_t>(pos / 16 == s ? pos % 16 : 0x80);
-        }
-  }
-};
-template <int C> constexpr DeinterleaveMasks<C> deinterleave_masks{};
-
-template <int C>
-FERRY_TARGET_AVX2 void deinterleave_avx2(const std::uint8_t* in, std::uint8_t* planes, int plane_stride, int count) {
-  __m128i mask[C][C];
-  for (int k = 0; k < C; ++k)
-    for (int s = 0; s < C; ++s)
-      mask[k][s] = _mm_load_si128(reinterpret_cast<const __m128i*>(deinterleave_masks<C>.m[k][s]));
-  int j = 0;
-  for (; j + 16 <= count; j += 16) {
-    __m128i src[C];
-    for (int s = 0; s < C; ++s) src[s] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + j * C + 16 * s));
-    for (int k = 0; k < C; ++k) {
-      __m128i acc = _mm_shuffle_epi8(src[0], mask[k][0]);
-      for (int s = 1; s < C; ++s) acc = _mm_or_si128(acc, _mm_shuffle_epi8(src[s], mask[k][s]));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(planes + k * plane_stride + j), acc);
-    }
-  }
-  deinterleave_portable<C>(in + j * C, planes + j, plane_stride, count - j);
-}
 #endif  // FERRY_CPU_X86_KERNELS
 
 bool portable_forced_by_environment() {
@@ -220,8 +227,7 @@ CpuKernels cpu_kernels(DType dtype, CpuConvertIsa isa) {
   static const bool vector_by_default = cpu_has_vector_kernels() && !portable_forced_by_environment();
   CpuKernels k;
   k.vector_isa = isa == CpuConvertIsa::best && vector_by_default;
-  k.deinterleave3 = deinterleave_portable<3>;
-  k.deinterleave4 = deinterleave_portable<4>;
+  set_pixel_moves(k);
   switch (dtype) {
     case DType::Float32: k.convert_run = convert_run_portable<DType::Float32>; break;
     case DType::Float16: k.convert_run = convert_run_portable<DType::Float16>; break;
@@ -231,8 +237,6 @@ CpuKernels cpu_kernels(DType dtype, CpuConvertIsa isa) {
   k.convert_run_streaming = k.convert_run;
 #if defined(FERRY_CPU_X86_KERNELS)
   if (k.vector_isa) {
-    k.deinterleave3 = deinterleave_avx2<3>;
-    k.deinterleave4 = deinterleave_avx2<4>;
     switch (dtype) {
       case DType::Float32:
         k.convert_run = convert_run_avx2<DType::Float32>;
@@ -246,7 +250,9 @@ CpuKernels cpu_kernels(DType dtype, CpuConvertIsa isa) {
         k.convert_run = convert_run_avx2<DType::BFloat16>;
         k.convert_run_streaming = convert_run_avx2_streaming<DType::BFloat16>;
         break;
-      case DType::UInt8: break;
+      case DType::UInt8:
+        k.convert_run_streaming = copy_run_avx2_streaming;
+        break;
     }
   }
 #endif

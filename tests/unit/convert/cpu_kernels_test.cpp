@@ -111,24 +111,100 @@ TEST(ConvertCpuKernels, RunsMatchTheScalarDefinitionBitForBit) {
   EXPECT_GE(runs, 4 * 6 * 13 * 8);
 }
 
+// Forward, and reversed (a mirrored run: plane pixel j is source pixel count - 1 - j).
 TEST(ConvertCpuKernels, DeinterleaveSplitsPixelsIntoPlanes) {
   for (CpuConvertIsa isa : isas()) {
     const CpuKernels k = ferry::core::cpu_kernels(DType::Float32, isa);
-    for (int channels : {3, 4}) {
-      for (int count : {0, 1, 15, 16, 17, 33, 256}) {
-        std::vector<std::uint8_t> in(static_cast<std::size_t>(count * channels));
-        for (std::size_t b = 0; b < in.size(); ++b) in[b] = static_cast<std::uint8_t>(b * 31 + 5);
-        const int stride = 260;
-        std::vector<std::uint8_t> planes(static_cast<std::size_t>(stride * channels), 0xAB);
-        (channels == 3 ? k.deinterleave3 : k.deinterleave4)(in.data(), planes.data(), stride, count);
-        for (int c = 0; c < channels; ++c)
-          for (int j = 0; j < stride; ++j) {
-            const std::uint8_t want = j < count ? in[static_cast<std::size_t>(j * channels + c)] : 0xAB;
-            ASSERT_EQ(planes[static_cast<std::size_t>(c * stride + j)], want)
-                << "isa " << static_cast<int>(isa) << " channels " << channels << " count " << count << " plane "
-                << c << " pixel " << j;
-          }
+    for (bool reversed : {false, true})
+      for (int channels : {3, 4}) {
+        const ferry::core::DeinterleaveFn split =
+            reversed ? (channels == 3 ? k.deinterleave3_reversed : k.deinterleave4_reversed)
+                     : (channels == 3 ? k.deinterleave3 : k.deinterleave4);
+        for (int count : {0, 1, 15, 16, 17, 33, 256}) {
+          std::vector<std::uint8_t> in(static_cast<std::size_t>(count * channels));
+          for (std::size_t b = 0; b < in.size(); ++b) in[b] = static_cast<std::uint8_t>(b * 31 + 5);
+          const int stride = 260;
+          std::vector<std::uint8_t> planes(static_cast<std::size_t>(stride * channels), 0xAB);
+          split(in.data(), planes.data(), stride, count);
+          for (int c = 0; c < channels; ++c)
+            for (int j = 0; j < stride; ++j) {
+              const int pixel = reversed ? count - 1 - j : j;
+              const std::uint8_t want = j < count ? in[static_cast<std::size_t>(pixel * channels + c)] : 0xAB;
+              ASSERT_EQ(planes[static_cast<std::size_t>(c * stride + j)], want)
+                  << "isa " << static_cast<int>(isa) << " reversed " << reversed << " channels " << channels
+                  << " count " << count << " plane " << c << " pixel " << j;
+            }
+        }
       }
+  }
+}
+
+// Every pixel size in and out (1..4 bytes), channel maps (identity, reversed,
+// one channel repeated), padding channels and both directions, on runs
+// around the vector step, read from a run placed at the very end (forward)
+// or start (reversed) of its buffer, so that a load past the run's pixels
+// would leave the buffer (ASan) and a wrong byte would show.
+TEST(ConvertCpuKernels, ShufflePixelsMovesEachOutputByteFromItsSourceByte) {
+  int runs = 0;
+  for (CpuConvertIsa isa : isas()) {
+    const CpuKernels k = ferry::core::cpu_kernels(DType::Float16, isa);
+    for (int c = 1; c <= 4; ++c)
+      for (int oct = 1; oct <= 4; ++oct)
+        for (int out_channels = 1; out_channels <= oct; ++out_channels)
+          for (int map_kind = 0; map_kind < 3; ++map_kind)
+            for (bool reversed : {false, true})
+              for (int count : {0, 1, 3, 4, 5, 6, 9, 16, 17, 31, 100, 256}) {
+                int map[4];
+                for (int j = 0; j < out_channels; ++j)
+                  map[j] = map_kind == 0 ? j % c : map_kind == 1 ? (c - 1 - j % c) : 0;
+                const ferry::core::PixelShuffle s =
+                    ferry::core::make_pixel_shuffle(c, oct, out_channels, map, reversed);
+                std::vector<std::uint8_t> source(static_cast<std::size_t>(count * c));
+                for (std::size_t b = 0; b < source.size(); ++b) source[b] = static_cast<std::uint8_t>(b * 37 + 11);
+                // Output pixel 0's source pixel: the first (forward) or the last (reversed).
+                const std::uint8_t* in = count == 0 ? source.data()
+                                         : reversed ? source.data() + (count - 1) * c
+                                                    : source.data();
+                std::vector<std::uint8_t> out(static_cast<std::size_t>(count * oct + 16), 0xAB);
+                k.shuffle_pixels(s, in, out.data(), count);
+                for (int j = 0; j < count; ++j)
+                  for (int b = 0; b < oct; ++b) {
+                    const int pixel = reversed ? count - 1 - j : j;
+                    const std::uint8_t want =
+                        b < out_channels ? source[static_cast<std::size_t>(pixel * c + map[b])] : 0;
+                    ASSERT_EQ(out[static_cast<std::size_t>(j * oct + b)], want)
+                        << "isa " << static_cast<int>(isa) << " c " << c << " oct " << oct << " out_channels "
+                        << out_channels << " map " << map_kind << " reversed " << reversed << " count " << count
+                        << " pixel " << j << " byte " << b;
+                  }
+                ++runs;
+              }
+  }
+  EXPECT_GE(runs, 10 * 3 * 2 * 12);
+}
+
+// Every element size, at every byte offset from a 32-byte boundary, for runs
+// around the vector width: the elements hold the bits, nothing outside them
+// changes.
+TEST(ConvertCpuKernels, StreamingFillWritesTheBitsAndNothingElse) {
+  for (CpuConvertIsa isa : isas()) {
+    const CpuKernels k = ferry::core::cpu_kernels(DType::Float32, isa);
+    for (int size : {1, 2, 4}) {
+      const std::uint32_t bits = size == 1 ? 0x5Au : size == 2 ? 0xBEEFu : 0xC0FFEE11u;
+      for (int offset = 0; offset < 32; offset += size)
+        for (std::int64_t count : {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 64, 100}) {
+          alignas(32) static std::uint8_t buffer[32 + 100 * 4 + 32];
+          std::memset(buffer, 0xAB, sizeof buffer);
+          k.fill_streaming(buffer + offset, bits, size, count);
+          ferry::core::store_fence();
+          for (std::size_t b = 0; b < sizeof buffer; ++b) {
+            const std::int64_t at = static_cast<std::int64_t>(b) - offset;
+            const bool inside = at >= 0 && at < count * size;
+            const std::uint8_t want = inside ? static_cast<std::uint8_t>(bits >> (8 * (at % size))) : 0xAB;
+            ASSERT_EQ(buffer[b], want) << "isa " << static_cast<int>(isa) << " size " << size << " offset " << offset
+                                       << " count " << count << " byte " << b;
+          }
+        }
     }
   }
 }
