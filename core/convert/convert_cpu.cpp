@@ -109,7 +109,6 @@ bool value_of_bits(const CpuKernels& kernels, DType dtype, std::uint32_t bits, f
   return got == bits;
 }
 
-
 // Where one output row reads, and what it writes.
 struct RowGeometry {
   const std::uint8_t* src_row;  // the source row's first pixel (channel 0)
@@ -320,8 +319,8 @@ void convert_on_cpu(const ConvertPlan& plan, const SourceView& source, std::int6
     convert_resized_on_cpu(plan, source, first, count, output_base, pool);
     return;
   }
-  if (plan.copies_bytes() && copy_samples_on_cpu(plan, source, first, count, static_cast<std::uint8_t*>(output_base), pool))
-    return;
+  auto* output = static_cast<std::uint8_t*>(output_base);
+  if (plan.copies_bytes() && copy_samples_on_cpu(plan, source, first, count, output, pool)) return;
   const CpuKernels kernels = cpu_kernels(plan.dtype, isa);
   const std::int64_t row_bytes = std::max<std::int64_t>(
       1, plan.out_w * plan.out_channels_total * plan.element_size);
@@ -334,7 +333,7 @@ void convert_on_cpu(const ConvertPlan& plan, const SourceView& source, std::int6
   job.plan = &plan;
   job.source = &source;
   job.first = first;
-  job.output = static_cast<std::uint8_t*>(output_base);
+  job.output = output;
   job.kernels = kernels;
   job.write_run = streaming ? kernels.convert_run_streaming : kernels.convert_run;
   const int c = static_cast<int>(plan.c);

@@ -82,17 +82,18 @@ FERRY_TARGET_AVX2 void deinterleave_avx2(const std::uint8_t* in, std::uint8_t* p
     deinterleave_portable<C>(in + j * C, planes + j, plane_stride, count - j);
 }
 
-// A step moves s.group pixels: one 16-byte load, s.stores pshufbs and 16-byte
-// stores. Only loads that lie within the run's source pixels are vector
-// loads; the pixels at either end that cannot are moved one at a time.
 // One step: a 16-byte load, STORES shuffled 16-byte stores.
 template <int STORES>
-FERRY_TARGET_AVX2 inline void shuffle_step(const __m128i (&mask)[STORES], const std::uint8_t* from, std::uint8_t* to) {
+FERRY_TARGET_AVX2 inline void shuffle_step(const __m128i (&mask)[STORES], const std::uint8_t* from,
+                                           std::uint8_t* to) {
   const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from));
   for (int m = 0; m < STORES; ++m)
     _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 16 * m), _mm_shuffle_epi8(v, mask[m]));
 }
 
+// A step moves s.group pixels: one 16-byte load, s.stores pshufbs and 16-byte
+// stores. Only loads that lie within the run's source pixels are vector
+// loads; the pixels at either end that cannot are moved one at a time.
 template <int STORES>
 FERRY_TARGET_AVX2 void shuffle_pixels_steps(const PixelShuffle& s, const std::uint8_t* in, std::uint8_t* out,
                                             int count) {
