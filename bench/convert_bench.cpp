@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/thread_pool.h"
@@ -49,6 +50,20 @@ std::vector<ferry::bench::KernelCase> selected_cases(const Options& o) {
   auto unselected = [&](const ferry::bench::KernelCase& c) { return c.name.find(o.only) == std::string::npos; };
   cases.erase(std::remove_if(cases.begin(), cases.end(), unselected), cases.end());
   return cases;
+}
+
+// The largest input and output of the cases: one pair of buffers serves them all.
+std::pair<std::size_t, std::size_t> largest_buffers(const std::vector<ferry::bench::KernelCase>& cases) {
+  std::size_t in = 0, out = 0;
+  for (const auto& c : cases) in = std::max(in, c.input_bytes()), out = std::max(out, c.output_bytes());
+  return {in, out};
+}
+
+// The images' bytes: a fixed pseudo-random pattern.
+std::vector<std::uint8_t> input_bytes(std::size_t n) {
+  std::vector<std::uint8_t> bytes(n);
+  for (std::size_t i = 0; i < n; ++i) bytes[i] = static_cast<std::uint8_t>(i * 2654435761u >> 24);
+  return bytes;
 }
 
 double median(std::vector<double> v) {
@@ -116,14 +131,12 @@ void bench_gpu(const Options& o) {
   ferry_context_t ctx;
   check(ferry_context_create(&ctx, &co), "ferry_context_create");
   std::vector<ferry::bench::KernelCase> cases = selected_cases(o);
-  std::size_t in_max = 0, out_max = 0;
-  for (const auto& c : cases) in_max = std::max(in_max, c.input_bytes()), out_max = std::max(out_max, c.output_bytes());
+  const auto [in_max, out_max] = largest_buffers(cases);
   std::uint8_t *d_in = nullptr, *d_out = nullptr, *d_copy = nullptr;
   CUDA(cudaMalloc(reinterpret_cast<void**>(&d_in), in_max));
   CUDA(cudaMalloc(reinterpret_cast<void**>(&d_out), out_max));
   CUDA(cudaMalloc(reinterpret_cast<void**>(&d_copy), out_max));
-  std::vector<std::uint8_t> host(in_max);
-  for (std::size_t i = 0; i < in_max; ++i) host[i] = static_cast<std::uint8_t>(i * 2654435761u >> 24);
+  const std::vector<std::uint8_t> host = input_bytes(in_max);
   CUDA(cudaMemcpy(d_in, host.data(), in_max, cudaMemcpyHostToDevice));
   cudaStream_t stream;
   CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -211,10 +224,8 @@ void bench_cpu(const Options& o) {
   check(ferry_context_create(&ctx, &co), "ferry_context_create");
   ferry::core::ThreadPool pool(0);
   std::vector<ferry::bench::KernelCase> cases = selected_cases(o);
-  std::size_t in_max = 0, out_max = 0;
-  for (const auto& c : cases) in_max = std::max(in_max, c.input_bytes()), out_max = std::max(out_max, c.output_bytes());
-  std::vector<std::uint8_t> in(in_max), out(out_max), copy(out_max);
-  for (std::size_t i = 0; i < in_max; ++i) in[i] = static_cast<std::uint8_t>(i * 2654435761u >> 24);
+  const auto [in_max, out_max] = largest_buffers(cases);
+  std::vector<std::uint8_t> in = input_bytes(in_max), out(out_max), copy(out_max);
   std::printf("cpu: %d threads (the context's pool and the memcpy's), batch %lld x %lld x %lld uint8 NHWC in host "
               "memory, median of %d\n",
               pool.size(), static_cast<long long>(o.n), static_cast<long long>(o.h), static_cast<long long>(o.w),

@@ -70,7 +70,7 @@ struct RowJob {
   std::uint8_t* output = nullptr;
   CpuKernels kernels;
   ConvertRunFn write_run = nullptr;  // converts straight into the output: streaming stores for a large one
-  PixelShuffle shuffle[2];  // interleaved source to pixel-packed output: [mirror_x]
+  PixelShuffle shuffle[2];  // interleaved source to pixel-packed output: [mirror_x] (made for that output only)
   bool streaming = false;  // a large output: written with non-temporal stores
   // The padding channels' value, where the conversion itself can write it (a
   // zero byte times 0 plus it gives its bits): then it goes out with the
@@ -336,10 +336,10 @@ void convert_on_cpu(const ConvertPlan& plan, const SourceView& source, std::int6
   job.output = output;
   job.kernels = kernels;
   job.write_run = streaming ? kernels.convert_run_streaming : kernels.convert_run;
-  const int c = static_cast<int>(plan.c);
-  for (int mirrored = 0; mirrored < 2; ++mirrored)
-    job.shuffle[mirrored] =
-        make_pixel_shuffle(c, plan.out_channels_total, plan.out_channels, plan.channel_map, mirrored != 0);
+  if (interleaved_output(plan))  // only convert_interleaved moves pixels by shuffles
+    for (int mirrored = 0; mirrored < 2; ++mirrored)
+      job.shuffle[mirrored] = make_pixel_shuffle(static_cast<int>(plan.c), plan.out_channels_total,
+                                                 plan.out_channels, plan.channel_map, mirrored != 0);
   job.pad_in_run = value_of_bits(kernels, plan.dtype, plan.pad_bits, &job.pad_value);
   job.streaming = streaming;
   job.batch_tables.set(plan, plan.alpha, plan.beta, job.pad_value);

@@ -21,7 +21,6 @@
 #include "core/convert/cpu_stream_stores.h"
 #include "core/convert/half_bits.h"
 
-
 namespace ferry::core {
 namespace {
 

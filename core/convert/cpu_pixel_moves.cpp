@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "core/convert/cpu_stream_stores.h"  // the x86 build's switches
+#include "core/convert/cpu_features.h"
 
 namespace ferry::core {
 namespace {

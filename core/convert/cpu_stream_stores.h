@@ -9,11 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-#define FERRY_CPU_X86_KERNELS 1
-#include <immintrin.h>
-#define FERRY_TARGET_AVX2 __attribute__((target("avx2,f16c")))
-#endif
+#include "core/convert/cpu_features.h"
 
 #if defined(FERRY_CPU_X86_KERNELS)
 namespace ferry::core::cpu_stream {
