@@ -57,22 +57,38 @@ CudaConverter::CudaConverter(DeviceRuntime& runtime, MemorySystem& memory) : run
       max_blocks_[runs][static_cast<int>(d)] = sm_count_ * cuda_convert::convert_blocks_per_sm(d, runs != 0);
 }
 
+CudaConverter::~CudaConverter() {
+  if (upload_stream_ != nullptr) runtime_.stream_destroy(upload_stream_);  // its copies still complete
+}
+
+StreamHandle CudaConverter::upload_stream() {
+  std::call_once(upload_stream_once_, [this] { upload_stream_ = runtime_.stream_create(false); });
+  return upload_stream_;
+}
+
 void* CudaConverter::upload(const void* table, std::size_t bytes, StreamHandle stream) {
   PinnedPool& pinned = memory_.pinned_pool();
   DeviceCache& device = memory_.device_cache();
-  void* on_device = device.allocate(bytes, stream);
+  const StreamHandle copies = upload_stream();
+  // Allocated for the upload stream: a block the caller's stream freed is
+  // handed out only once the kernels that read it have run (its event).
+  void* on_device = device.allocate(bytes, copies);
   void* host = nullptr;
   try {
     host = pinned.allocate(bytes);
     std::memcpy(host, table, bytes);
-    runtime_.copy(on_device, host, bytes, stream);
+    runtime_.copy(on_device, host, bytes, copies);
+    // The host block is reused only once the copy queued before this free has run.
+    pinned.free_on_stream(host, copies);
+    host = nullptr;
+    EventLease copied(memory_.event_pool());
+    runtime_.event_record(copied.get(), copies);
+    runtime_.stream_wait(stream, copied.get());
   } catch (...) {
-    if (host != nullptr) pinned.free_on_stream(host, stream);
-    device.free(on_device, stream);
+    if (host != nullptr) pinned.free_on_stream(host, copies);
+    device.free(on_device, copies);
     throw;
   }
-  // The host block is reused only once the copy queued before this free has run.
-  pinned.free_on_stream(host, stream);
   return on_device;
 }
 
@@ -150,8 +166,8 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
     memory_.device_cache().free(on_device, stream);
     throw;
   }
-  // Only now: a block freed on a stream is at once reusable by the next
-  // allocation on it, whose copy must queue behind this kernel, not before it.
+  // Only now, on the kernel's stream: the upload stream reuses the block once
+  // this kernel has run (the free's event), not before.
   memory_.device_cache().free(on_device, stream);
 }
 
