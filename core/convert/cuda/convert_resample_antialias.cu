@@ -4,6 +4,7 @@
 
 namespace ferry::core::cuda_convert {
 
-template const void* resample_kernel_for<Sampler::LinearAntialias>(int channels, DType dtype, bool augmented);
+template const void* resample_kernel_for<Sampler::LinearAntialias>(int channels, DType dtype, bool augmented,
+                                                                  int warps);
 
 }  // namespace ferry::core::cuda_convert

@@ -4,6 +4,6 @@
 
 namespace ferry::core::cuda_convert {
 
-template const void* resample_kernel_for<Sampler::Copy>(int channels, DType dtype, bool augmented);
+template const void* resample_kernel_for<Sampler::Copy>(int channels, DType dtype, bool augmented, int warps);
 
 }  // namespace ferry::core::cuda_convert

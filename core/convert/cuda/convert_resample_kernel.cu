@@ -15,16 +15,16 @@ namespace ferry::core::cuda_convert {
 namespace {
 
 constexpr int kMaxGridY = 65535, kMaxGridZ = 65535;
-constexpr std::int64_t kWideGrid = 2048;  // blocks enough to fill any GPU a few times over
+constexpr std::int64_t kWideThreads = std::int64_t{1} << 19;  // threads enough to fill any GPU a few times over
 
-const void* kernel_for(Sampler sampler, int n, DType dtype, bool augmented) {
+const void* kernel_for(Sampler sampler, int n, DType dtype, bool augmented, int warps) {
   switch (sampler) {
-    case Sampler::Copy: return resample_kernel_for<Sampler::Copy>(n, dtype, false);  // augmentation resizes
-    case Sampler::Nearest: return resample_kernel_for<Sampler::Nearest>(n, dtype, augmented);
-    case Sampler::Linear: return resample_kernel_for<Sampler::Linear>(n, dtype, augmented);
-    case Sampler::Cubic: return resample_kernel_for<Sampler::Cubic>(n, dtype, augmented);
-    case Sampler::Area: return resample_kernel_for<Sampler::Area>(n, dtype, augmented);
-    case Sampler::LinearAntialias: return resample_kernel_for<Sampler::LinearAntialias>(n, dtype, augmented);
+    case Sampler::Copy: return resample_kernel_for<Sampler::Copy>(n, dtype, false, warps);  // augmentation resizes
+    case Sampler::Nearest: return resample_kernel_for<Sampler::Nearest>(n, dtype, augmented, warps);
+    case Sampler::Linear: return resample_kernel_for<Sampler::Linear>(n, dtype, augmented, warps);
+    case Sampler::Cubic: return resample_kernel_for<Sampler::Cubic>(n, dtype, augmented, warps);
+    case Sampler::Area: return resample_kernel_for<Sampler::Area>(n, dtype, augmented, warps);
+    case Sampler::LinearAntialias: return resample_kernel_for<Sampler::LinearAntialias>(n, dtype, augmented, warps);
   }
   return nullptr;
 }
@@ -32,25 +32,28 @@ const void* kernel_for(Sampler sampler, int n, DType dtype, bool augmented) {
 }  // namespace
 
 void launch_resample(const ResampleParams& params, Sampler sampler, void* stream) {
-  const bool augmented = params.augment != 0;
-  const void* kernel = params.frame.format != PixelFormat::Channels
-                           ? resample_frame_kernel_for(sampler, params.oc, params.dtype, augmented)
-                           : kernel_for(sampler, params.oc, params.dtype, augmented);
+  const bool augmented = takes_augmented_kernel(sampler, params.oc, params.augment != 0);
+  const bool frames = params.frame.format != PixelFormat::Channels;
+  const int warps = tile_h(sampler, augmented, frames, params.count);
+  const void* kernel = frames ? resample_frame_kernel_for(sampler, params.oc, params.dtype, augmented)
+                              : kernel_for(sampler, params.oc, params.dtype, augmented, warps);
   if (kernel == nullptr)
     fail(Status::Internal, "resample kernel for sampler ", static_cast<int>(sampler), ", ", params.oc,
          " channels and dtype ", static_cast<int>(params.dtype), " does not exist");
   if (params.count <= 0 || params.oh <= 0 || params.ow <= 0) return;
-  const dim3 block(kTileW, kTileH);
+  const dim3 block(kTileW, static_cast<unsigned>(warps));
+  const std::int64_t tile_rows_of_block = warps * kRowsPerThread;
   // Tiles in y: all of them side by side for a frame or two (latency), but
-  // no more blocks than about kWideGrid: then a block walks several tiles of
+  // no more threads than about kWideThreads: then a block walks several tiles of
   // its sample, and its per-sample work (the row, the column's taps) serves
   // them all. Area and antialiased linear, whose pixels cost many taps, keep
   // a block per tile (H200: 0.75 -> 0.91 ms for their crops with two a block).
   const std::int64_t columns = (params.ow + kTileW - 1) / kTileW, samples = std::min<std::int64_t>(params.count, kMaxGridZ);
-  const std::int64_t tiles = (params.oh + kTileRows - 1) / kTileRows;
+  const std::int64_t tiles = (params.oh + tile_rows_of_block - 1) / tile_rows_of_block;
   const bool many_taps = sampler == Sampler::Area || sampler == Sampler::LinearAntialias;
+  const std::int64_t wide_grid = kWideThreads / (kTileW * warps);
   const std::int64_t wanted =
-      many_taps ? tiles : std::max<std::int64_t>(1, (kWideGrid + columns * samples - 1) / (columns * samples));
+      many_taps ? tiles : std::max<std::int64_t>(1, (wide_grid + columns * samples - 1) / (columns * samples));
   const dim3 grid(static_cast<unsigned>(columns), static_cast<unsigned>(std::min({tiles, wanted, std::int64_t{kMaxGridY}})),
                   static_cast<unsigned>(samples));
   void* args[] = {const_cast<ResampleParams*>(&params)};

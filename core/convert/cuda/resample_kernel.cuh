@@ -1,6 +1,7 @@
 // The resample kernel: converts samples that are resized or of different
-// sizes. A block covers a 32-column x 64-row tile of one sample's output; a
-// thread one column of it (all its channels), every 8th row. Each pixel's
+// sizes. A block covers a 32-column tile of one sample's output, 32 rows
+// (four warps) or 64 (eight: tile_h in resample_kernels.h); a thread one
+// column of it (all its channels), every 4th or 8th row. Each pixel's
 // value comes from the arithmetic of resize::resample
 // (core/convert/resize_taps.h) with the same roundings as the CPU backend,
 // so both backends give bit-identical output: uint8 from the resampled value
@@ -157,31 +158,30 @@ __device__ __noinline__ void store_augmented(const ResampleParams& p, const Resa
   augmented_pixel<S, D, N>(p, s, color, out, inside, v, x, y, mean, gray);
 }
 
-// Resident blocks per SM asked of ptxas (its register cap): 4 (64 registers)
-// keeps the linear kernels' issue slots fed (measured on an H200: 80
-// registers, 3 blocks, issued 0.62 of the cycles); cubic's 16 taps spill
-// at 64, so it gets 2.
-template <Sampler S>
-inline constexpr int kMinBlocks = S == Sampler::Cubic ? 2 : 4;
-// Augmented kernels (A): 3 blocks a SM give them 80 registers around the
-// calls of colour_pixel.
-template <Sampler S, bool A>
-inline constexpr int kMinBlocksOf = A && S != Sampler::Cubic ? 3 : kMinBlocks<S>;
+// Resident threads per SM asked of ptxas (its register cap): 1024 (64
+// registers) keeps the linear kernels' issue slots fed (measured on an H200:
+// 80 registers, 768 threads, issued 0.62 of the cycles); cubic's 16 taps
+// spill at 64, so it gets 512 (128 registers); the augmented kernels (A) 768,
+// 80 registers around the calls of colour_pixel. TH: the block's warps.
+template <Sampler S, bool A, int TH>
+inline constexpr int kMinBlocksOf = (S == Sampler::Cubic ? 512 : A ? 768 : 1024) / (kTileW * TH);
 
-// A block covers kTileW columns and kTileH * kRowsPerThread rows of one
-// sample's output; each thread one column, every kTileH-th row of the tile
+// A block covers kTileW columns and TH * kRowsPerThread rows of one
+// sample's output; each thread one column, every TH-th row of the tile
 // (the warps of a block on neighbouring rows: their taps share source rows in L1).
 // Frames: the samples are 4:2:0 frames decoded at each tap (value_from_frame).
 // A (three channels only): augmented (p.augment), its pixel work inlined.
-template <Sampler S, int N, DType D, bool Frames = false, bool A = false>
-__global__ void __launch_bounds__(kTileW * kTileH, kMinBlocksOf<S, A>) resample_kernel(const __grid_constant__ ResampleParams p) {
+// TH: the block's warps (tile_h in resample_kernels.h).
+template <Sampler S, int N, DType D, bool Frames = false, bool A = false, int TH = kMaxTileH>
+__global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_kernel(const __grid_constant__ ResampleParams p) {
   constexpr int T = Column<S, N>::T;
+  constexpr int kTileRows = TH * kRowsPerThread;
   // The source tile in shared memory, where it fits: for linear and cubic
   // (H200: bilinear crops 0.27 -> 0.30 of a D2D copy, upscale 0.20 -> 0.23);
   // nearest reads one byte per channel and ran slower through it (0.50 -> 0.43).
   constexpr bool kStaged = kFixedTaps<S> >= 2 && !Frames;
   __shared__ RowTaps<T> rows[kRowTable<S> ? kTileRows : 1];
-  __shared__ __align__(16) std::uint8_t tile_bytes[kStaged ? kTileBytes : 16];
+  __shared__ __align__(16) std::uint8_t tile_bytes[kStaged ? tile_bytes_of(TH) : 16];
   __shared__ TileBounds bounds;
   int max_channel = 0;
 #pragma unroll
@@ -234,12 +234,12 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocksOf<S, A>) resample_
         __syncthreads();
         if constexpr (kStaged) {
           whole = bounds.partial == 0;
-          source = plan_tile(s, bounds, max_channel);
+          source = plan_tile(s, bounds, max_channel, tile_bytes_of(TH));
           if (source.staged) {
             if (thread < kTileRows && rows[thread].inside)
 #pragma unroll
               for (int t = 0; t < T; ++t) rows[thread].line[t] = tile_line(source, s, tile_bytes, rows[thread].index[t]);
-            copy_tile(source, s, tile_bytes, thread, kTileW * kTileH);  // ends with a barrier
+            copy_tile(source, s, tile_bytes, thread, kTileW * TH);  // ends with a barrier
           }
         }
       }
@@ -250,10 +250,10 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocksOf<S, A>) resample_
       auto each_row = [&](auto&& value) {
         const int first_row = static_cast<int>(threadIdx.y);
         std::uint8_t* out = p.out + column_out + static_cast<std::int64_t>(tile + first_row) * p.out_h;
-        const std::int64_t out_step = kTileH * p.out_h;
+        const std::int64_t out_step = TH * p.out_h;
 #pragma unroll
         for (int r = 0; r < kRowsPerThread; ++r, out += out_step) {
-          const int row = r * kTileH + first_row;
+          const int row = r * TH + first_row;
           const int y = tile + row;
           if (y >= p.oh) break;
           float v[N];
@@ -308,28 +308,39 @@ __global__ void __launch_bounds__(kTileW * kTileH, kMinBlocksOf<S, A>) resample_
   }
 }
 
-template <Sampler S, int N, bool Frames = false, bool A = false>
+template <Sampler S, int N, bool Frames = false, bool A = false, int TH = kMaxTileH>
 const void* kernel_for_dtype(DType dtype) {
   switch (dtype) {
-    case DType::UInt8: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::UInt8, Frames, A>);
-    case DType::Float32: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::Float32, Frames, A>);
-    case DType::Float16: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::Float16, Frames, A>);
-    case DType::BFloat16: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::BFloat16, Frames, A>);
+    case DType::UInt8: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::UInt8, Frames, A, TH>);
+    case DType::Float32: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::Float32, Frames, A, TH>);
+    case DType::Float16: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::Float16, Frames, A, TH>);
+    case DType::BFloat16: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::BFloat16, Frames, A, TH>);
   }
   return nullptr;
 }
 
+// The plain kernel of N channels in blocks of `warps` warps: four exist for
+// Linear only (tile_h), so that the other samplers' files compile no more.
+template <Sampler S, int N>
+const void* plain_kernel_for(DType dtype, int warps) {
+  if constexpr (S == Sampler::Linear)
+    if (warps == 4) return kernel_for_dtype<S, N, false, false, 4>(dtype);
+  return kernel_for_dtype<S, N>(dtype);
+}
+
 }  // namespace resample_detail
 
-// Three channels augmented (colour): the A kernels; the others the plain ones.
+// Three channels augmented (colour): the A kernels; the others the plain
+// ones, in blocks of `warps` warps (tile_h).
 template <Sampler S>
-const void* resample_kernel_for(int channels, DType dtype, bool augmented) {
+const void* resample_kernel_for(int channels, DType dtype, bool augmented, int warps) {
   using resample_detail::kernel_for_dtype;
+  using resample_detail::plain_kernel_for;
   switch (channels) {
-    case 1: return kernel_for_dtype<S, 1>(dtype);
-    case 2: return kernel_for_dtype<S, 2>(dtype);
-    case 3: return augmented ? kernel_for_dtype<S, 3, false, true>(dtype) : kernel_for_dtype<S, 3>(dtype);
-    case 4: return kernel_for_dtype<S, 4>(dtype);
+    case 1: return plain_kernel_for<S, 1>(dtype, warps);
+    case 2: return plain_kernel_for<S, 2>(dtype, warps);
+    case 3: return augmented ? kernel_for_dtype<S, 3, false, true>(dtype) : plain_kernel_for<S, 3>(dtype, warps);
+    case 4: return plain_kernel_for<S, 4>(dtype, warps);
     default: return nullptr;
   }
 }

@@ -10,16 +10,35 @@
 
 namespace ferry::core::cuda_convert {
 
-// A block covers kTileW columns and kTileH * kRowsPerThread rows of one
-// sample's output: a thread one column, every kTileH-th row of the tile.
-constexpr int kTileW = 32, kTileH = 8, kRowsPerThread = 8;
-constexpr int kTileRows = kTileH * kRowsPerThread;
+// A block covers kTileW columns and TH * kRowsPerThread rows of one
+// sample's output: a thread one column, every TH-th row of the tile; TH (the
+// block's warps) is tile_h of the launch, at most kMaxTileH.
+constexpr int kTileW = 32, kRowsPerThread = 8, kMaxTileH = 8;
+
+// Whether a launch of `channels` mapped channels with augmentation takes an
+// augmented (A) kernel: three channels only (the colour operations); the
+// others and Copy (augmentation always resizes) take the plain ones.
+constexpr bool takes_augmented_kernel(Sampler s, int channels, bool augmented) {
+  return augmented && channels == 3 && s != Sampler::Copy;
+}
+
+// The warps of a launch's blocks: four for batches on the plain linear
+// kernels, so that a block waiting for its tile's source (its copy, its
+// barriers) idles four of an SM's warps, not eight (H200, 256 images:
+// bilinear 400 -> 224 0.59 -> 0.63-0.64 of a D2D copy, upscale 0.35 -> 0.37);
+// eight for a few samples (a 1080p frame read in place over the bus to a 640
+// letterbox: -11 us against a pinned memcpy with eight, +10 us with four),
+// and for the other kernels (augmented, many taps: 3-10 % slower with four).
+constexpr int tile_h(Sampler s, bool augmented_kernel, bool frames, std::int64_t samples) {
+  return s == Sampler::Linear && !augmented_kernel && !frames && samples >= 8 ? 4 : kMaxTileH;
+}
 
 // The kernel (as cudaLaunchKernel takes it) that resamples `channels` mapped
 // channels (1..4) into `dtype` with sampler S; `augmented`: with the colour
-// operations inlined (three channels). Null for a channel count out of range.
+// operations inlined (three channels); `warps`: tile_h. Null for a channel
+// count out of range.
 template <Sampler S>
-const void* resample_kernel_for(int channels, DType dtype, bool augmented);
+const void* resample_kernel_for(int channels, DType dtype, bool augmented, int warps);
 
 // The same for 4:2:0 frames decoded at each tap: linear, three channels only
 // (null otherwise).

@@ -7,7 +7,7 @@
 // scoreboard) more than half of their cycles.
 //
 // Interleaved sources only (stride_c == 1, a pixel's channels adjacent): a
-// footprint row is one span of bytes. A footprint larger than kTileBytes (a
+// footprint row is one span of bytes. A footprint larger than the tile (a
 // large downscale) or a planar source is read from global memory as before.
 #pragma once
 
@@ -17,14 +17,16 @@
 #include <climits>
 #include <cstdint>
 
+#include "core/convert/cuda/resample_kernels.h"
 #include "core/convert/cuda/resample_params.h"
 
 namespace ferry::core::cuda_convert {
 
-// 40 KiB: the footprint of a 64-row tile of a RandomResizedCrop downscale by
-// up to 2.2 (a 500-px window to 224) fits, as 32 KiB did not; four blocks a
-// SM still fit an H100's or H200's shared memory.
-constexpr int kTileBytes = 40 * 1024;
+// The bytes of a block's source tile, for blocks of `warps` warps: 640 an
+// output row holds the footprint of a RandomResizedCrop downscale by up to
+// 2.2 (a 500-px window to 224); eight blocks of 32 rows (20 KiB) or four of
+// 64 (40 KiB) a SM still fit an H100's or H200's shared memory.
+constexpr int tile_bytes_of(int warps) { return warps * kRowsPerThread * 640; }
 
 // Where a block's footprint lies in the source and in shared memory.
 struct SourceTile {
@@ -64,14 +66,15 @@ __device__ __forceinline__ int small_quotient(int a, int b) {
 // same bounds). Footprint row r (source row row0 + r) is then staged at
 // tile_line(r): bytes + r * pitch + the offset of the row's first byte in
 // its aligned 16-byte chunk.
-__device__ __forceinline__ SourceTile plan_tile(const ResampleSample& s, const TileBounds& bounds, int max_channel) {
+__device__ __forceinline__ SourceTile plan_tile(const ResampleSample& s, const TileBounds& bounds, int max_channel,
+                                                int capacity) {
   SourceTile t;
   const int r0 = bounds.v[0], r1 = bounds.v[1], c0 = bounds.v[2], c1 = bounds.v[3];
   if (s.stride_c != 1 || r0 > r1 || c0 > c1) return t;
   const std::int64_t span = static_cast<std::int64_t>(c1 - c0) * s.stride_w + max_channel + 1;
   const std::int64_t pitch = (span + 15 + 15) / 16 * 16;
   const int rows = r1 - r0 + 1;
-  if (rows * pitch > kTileBytes) return t;
+  if (rows * pitch > capacity) return t;
   t.row0 = r0, t.col0 = c0, t.rows = rows, t.pitch = static_cast<int>(pitch), t.staged = true;
   return t;
 }
