@@ -109,6 +109,24 @@ TEST(ResizeGpu, RandomCasesMatchTheCpuBackend) {
   EXPECT_EQ(failures, 0) << "of " << cases << " cases";
 }
 
+// The same in batches of 8-12 samples: the bilinear ones take the kernels of
+// four-warp blocks (resample_kernels.h, tile_h), the others eight as above.
+TEST(ResizeGpu, RandomBatchesOfEightOrMoreMatchTheCpuBackend) {
+  FERRY_REQUIRE_GPU();
+  WindowCaseRig rig;
+  ASSERT_EQ(rig.problem, "");
+  int failures = 0;
+  const int cases = for_each_resize_case(
+      4,
+      [&](std::unique_ptr<ResizeCase> c, std::uint32_t seed) {
+        ASSERT_NE(c, nullptr) << "seed " << seed << ": " << ferry_last_error();
+        const std::string problem = rig.check(*c);
+        if (!problem.empty() && ++failures <= 10) ADD_FAILURE() << c->name << ": " << problem;
+      },
+      8);
+  EXPECT_EQ(failures, 0) << "of " << cases << " cases";
+}
+
 // Images of 300-500 px resized to 224 x 224, more samples than ride in the
 // kernel parameter (the uploaded table), every interpolation and dtype.
 TEST(ResizeGpu, TrainingCropsOfLargeImagesMatchTheCpuBackend) {
@@ -137,6 +155,23 @@ TEST(VariableSizesGpu, WindowsAndResizesMatchTheCpuBackend) {
     ResizedVariableCase r = random_resized_case(rng);
     VariableCase k = round % 2 == 0 ? random_case(rng, round % 4 == 2) : std::move(r.k);
     VariableCheck c = check_of(k);
+    const std::string problem = rig.check(c);
+    if (!problem.empty() && ++failures <= 10) ADD_FAILURE() << "round " << round << ": " << problem;
+  }
+  EXPECT_EQ(failures, 0);
+}
+
+// The same in batches of 8-12 samples at their own sizes: the bilinear ones
+// take the kernels of four-warp blocks (resample_kernels.h, tile_h).
+TEST(VariableSizesGpu, ResizedBatchesOfEightOrMoreMatchTheCpuBackend) {
+  FERRY_REQUIRE_GPU();
+  WindowCaseRig rig;
+  ASSERT_EQ(rig.problem, "");
+  std::mt19937 rng(78);
+  int failures = 0;
+  for (int round = 0; round < 120; ++round) {
+    ResizedVariableCase r = random_resized_case(rng, 40, 24, 8);
+    VariableCheck c = check_of(r.k);
     const std::string problem = rig.check(c);
     if (!problem.empty() && ++failures <= 10) ADD_FAILURE() << "round " << round << ": " << problem;
   }

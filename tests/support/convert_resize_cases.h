@@ -58,8 +58,11 @@ inline const char* resize_mode_name(ferry_resize_mode m) {
 }
 
 // NULL if ferry rejects the drawn case (it should not: the test then fails).
+// min_samples: 1 draws batches of 1-3 samples; more draws min_samples ..
+// min_samples + 4 (the GPU's bilinear batches of 8 or more take blocks of
+// four warps: resample_kernels.h).
 inline std::unique_ptr<ResizeCase> make_resize_case(std::uint32_t seed, ferry_interpolation interp,
-                                                    ferry_resize_mode mode, ferry_dtype dtype) {
+                                                    ferry_resize_mode mode, ferry_dtype dtype, int min_samples = 1) {
   auto c = std::make_unique<ResizeCase>();
   std::mt19937 rng(seed);
   auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -68,7 +71,7 @@ inline std::unique_ptr<ResizeCase> make_resize_case(std::uint32_t seed, ferry_in
   static constexpr int sizes[][2] = {{1, 1}, {7, 5}, {13, 17}, {1, 23}, {40, 1}, {31, 3}, {2, 29}, {24, 24}, {9, 2}};
   const int si = uniform(0, 8);
   const int W = sizes[si][0], H = sizes[si][1];
-  const std::int64_t N = uniform(1, 3);
+  const std::int64_t N = min_samples <= 1 ? uniform(1, 3) : uniform(min_samples, min_samples + 4);
   ferry_transform& t = c->transform;
   ferry_transform_init(&t, sizeof t);
   t.out_dtype = dtype;
@@ -200,9 +203,9 @@ inline std::unique_ptr<ResizeCase> make_resize_case(std::uint32_t seed, ferry_in
 // Every interpolation x mode x dtype, `reps` random cases each (seeds 1, 2, ...
 // scrambled): fn(case, seed), the case NULL where ferry rejected what was drawn.
 // Returns the number of cases. The CPU test against the reference and the GPU
-// test against the CPU walk the same cases.
+// test against the CPU walk the same cases. min_samples: make_resize_case's.
 template <typename Fn>
-int for_each_resize_case(int reps, Fn&& fn) {
+int for_each_resize_case(int reps, Fn&& fn, int min_samples = 1) {
   const ferry_interpolation interps[] = {FERRY_INTERP_NEAREST, FERRY_INTERP_LINEAR, FERRY_INTERP_CUBIC,
                                          FERRY_INTERP_AREA, FERRY_INTERP_LINEAR_ANTIALIAS};
   const ferry_resize_mode modes[] = {FERRY_RESIZE_STRETCH, FERRY_RESIZE_LETTERBOX, FERRY_RESIZE_SHORTER_SIDE};
@@ -212,7 +215,8 @@ int for_each_resize_case(int reps, Fn&& fn) {
   for (ferry_interpolation m : interps)
     for (ferry_resize_mode mode : modes)
       for (ferry_dtype d : dtypes)
-        for (int r = 0; r < reps; ++r, ++seed, ++cases) fn(make_resize_case(seed * 2654435761u, m, mode, d), seed);
+        for (int r = 0; r < reps; ++r, ++seed, ++cases)
+          fn(make_resize_case(seed * 2654435761u, m, mode, d, min_samples), seed);
   return cases;
 }
 

@@ -126,12 +126,14 @@ struct ResizedVariableCase {
   bool with_windows = false;
 };
 
-inline ResizedVariableCase random_resized_case(std::mt19937& rng, int max_side = 40, int max_out = 24) {
+// min_samples: 1 draws 1-5 samples, more draws min_samples .. min_samples + 4.
+inline ResizedVariableCase random_resized_case(std::mt19937& rng, int max_side = 40, int max_out = 24,
+                                               int min_samples = 1) {
   ResizedVariableCase r;
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   VariableCase& k = r.k;
   std::vector<ferry_rectf>& windows = r.windows;
-  const int n = pick(1, 5);
+  const int n = min_samples <= 1 ? pick(1, 5) : pick(min_samples, min_samples + 4);
   k.c = pick(0, 1) ? 3 : 1;
   k.layout = pick(0, 1) ? FERRY_LAYOUT_NHWC : FERRY_LAYOUT_NCHW;
   for (int i = 0; i < n; ++i) {
