@@ -143,39 +143,49 @@ TEST(ResizeGpu, TrainingCropsOfLargeImagesMatchTheCpuBackend) {
     }
 }
 
+// Rounds of variable-size cases, each case(round) checked against the CPU
+// backend; the number that failed (the first ten reported).
+template <typename MakeCase>
+int failed_rounds(int rounds, MakeCase&& make_case) {
+  WindowCaseRig rig;
+  EXPECT_EQ(rig.problem, "");
+  if (!rig.problem.empty()) return rounds;
+  int failures = 0;
+  for (int round = 0; round < rounds; ++round) {
+    VariableCheck c = check_of(make_case(round));
+    const std::string problem = rig.check(c);
+    if (!problem.empty() && ++failures <= 10) ADD_FAILURE() << "round " << round << ": " << problem;
+  }
+  return failures;
+}
+
 // Windows of one size in images of different sizes, inside or padded, with
 // mirrors and every output format; and the same images resized.
 TEST(VariableSizesGpu, WindowsAndResizesMatchTheCpuBackend) {
   FERRY_REQUIRE_GPU();
-  WindowCaseRig rig;
-  ASSERT_EQ(rig.problem, "");
   std::mt19937 rng(77);
-  int failures = 0;
-  for (int round = 0; round < 300; ++round) {
-    ResizedVariableCase r = random_resized_case(rng);
-    VariableCase k = round % 2 == 0 ? random_case(rng, round % 4 == 2) : std::move(r.k);
-    VariableCheck c = check_of(k);
-    const std::string problem = rig.check(c);
-    if (!problem.empty() && ++failures <= 10) ADD_FAILURE() << "round " << round << ": " << problem;
-  }
-  EXPECT_EQ(failures, 0);
+  ResizedVariableCase r;
+  EXPECT_EQ(failed_rounds(300,
+                          [&](int round) -> const VariableCase& {
+                            r = random_resized_case(rng);
+                            if (round % 2 == 0) r.k = random_case(rng, round % 4 == 2);
+                            return r.k;
+                          }),
+            0);
 }
 
-// The same in batches of 8-12 samples at their own sizes: the bilinear ones
-// take the kernels of four-warp blocks (resample_kernels.h, tile_h).
+// The same resized in batches of 8-12 samples: the bilinear ones take the
+// kernels of four-warp blocks (resample_kernels.h, tile_h).
 TEST(VariableSizesGpu, ResizedBatchesOfEightOrMoreMatchTheCpuBackend) {
   FERRY_REQUIRE_GPU();
-  WindowCaseRig rig;
-  ASSERT_EQ(rig.problem, "");
   std::mt19937 rng(78);
-  int failures = 0;
-  for (int round = 0; round < 120; ++round) {
-    ResizedVariableCase r = random_resized_case(rng, 40, 24, 8);
-    VariableCheck c = check_of(r.k);
-    const std::string problem = rig.check(c);
-    if (!problem.empty() && ++failures <= 10) ADD_FAILURE() << "round " << round << ": " << problem;
-  }
-  EXPECT_EQ(failures, 0);
+  ResizedVariableCase r;
+  EXPECT_EQ(failed_rounds(120,
+                          [&](int) -> const VariableCase& {
+                            r = random_resized_case(rng, 40, 24, 8);
+                            return r.k;
+                          }),
+            0);
 }
 
 // The pipeline: images at their own sizes from pageable memory (staged at
