@@ -67,6 +67,14 @@ struct SourceView {
   }
 };
 
+// How a call's per-sample tables reach the device (CUDA): on the kernel's
+// stream, behind what is queued there, or on the converter's upload stream
+// with the kernel's stream waiting for that copy (cuda_converter.h).
+enum class TableStream {
+  Kernel,  // the staging pipeline: a chunk's table follows the chunk's own copy
+  Upload,  // ferry_transform_apply: the copy does not queue behind the caller's earlier kernels
+};
+
 struct ConvertPlan {
   // --- source: every sample is h x w x c uint8 ---
   std::int64_t n = 0, h = 0, w = 0, c = 0;
@@ -152,6 +160,9 @@ struct ConvertPlan {
   std::int64_t w_of(std::int64_t g) const noexcept {
     return sample_sources.empty() ? w : sample_sources[static_cast<std::size_t>(g)].w;
   }
+
+  // Set by the caller, not by make_convert_plan.
+  TableStream table_stream = TableStream::Kernel;
 
   bool has_per_sample() const noexcept {
     return !sample_alpha.empty() || !sample_crop.empty() || !sample_mirror.empty() || !sample_resize.empty() ||

@@ -66,12 +66,12 @@ StreamHandle CudaConverter::upload_stream() {
   return upload_stream_;
 }
 
-void* CudaConverter::upload(const void* table, std::size_t bytes, StreamHandle stream) {
+void* CudaConverter::upload(const void* table, std::size_t bytes, StreamHandle stream, TableStream how) {
   PinnedPool& pinned = memory_.pinned_pool();
   DeviceCache& device = memory_.device_cache();
-  const StreamHandle copies = upload_stream();
-  // Allocated for the upload stream: a block the caller's stream freed is
-  // handed out only once the kernels that read it have run (its event).
+  const StreamHandle copies = how == TableStream::Upload ? upload_stream() : stream;
+  // Allocated for the stream of the copy: a block the kernel's stream freed is
+  // handed to the upload stream only once the kernels that read it have run (its event).
   void* on_device = device.allocate(bytes, copies);
   void* host = nullptr;
   try {
@@ -81,9 +81,11 @@ void* CudaConverter::upload(const void* table, std::size_t bytes, StreamHandle s
     // The host block is reused only once the copy queued before this free has run.
     pinned.free_on_stream(host, copies);
     host = nullptr;
-    EventLease copied(memory_.event_pool());
-    runtime_.event_record(copied.get(), copies);
-    runtime_.stream_wait(stream, copied.get());
+    if (copies != stream) {
+      EventLease copied(memory_.event_pool());
+      runtime_.event_record(copied.get(), copies);
+      runtime_.stream_wait(stream, copied.get());
+    }
   } catch (...) {
     if (host != nullptr) pinned.free_on_stream(host, copies);
     device.free(on_device, copies);
@@ -96,7 +98,7 @@ void* CudaConverter::upload_batch_table(const ConvertPlan& plan, void* stream) {
   if (plan.resize || plan.variable_sizes()) return nullptr;  // convert_resampled builds its rows per call
   DeviceScope scope(runtime_);
   const std::vector<SampleParams> params = sample_params_of(plan, 0, plan.n);
-  return upload(params.data(), params.size() * sizeof(SampleParams), stream);
+  return upload(params.data(), params.size() * sizeof(SampleParams), stream, TableStream::Kernel);
 }
 
 void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
@@ -154,7 +156,7 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
     launch();  // everything rides in the kernel parameters: no copy, no event
     return;
   }
-  auto* on_device = static_cast<std::uint8_t*>(upload(table.data(), table.size(), stream));
+  auto* on_device = static_cast<std::uint8_t*>(upload(table.data(), table.size(), stream, plan.table_stream));
   if (params_bytes != 0) p.params = reinterpret_cast<const SampleParams*>(on_device);
   if (sources_bytes != 0) p.sources = reinterpret_cast<const std::uint8_t* const*>(on_device + params_bytes);
   try {
@@ -166,8 +168,9 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
     memory_.device_cache().free(on_device, stream);
     throw;
   }
-  // Only now, on the kernel's stream: the upload stream reuses the block once
-  // this kernel has run (the free's event), not before.
+  // Only now, on the kernel's stream: the next allocation there (its copy
+  // queued behind this kernel) or the upload stream (once this kernel has run:
+  // the free's event) may reuse the block, not before.
   memory_.device_cache().free(on_device, stream);
 }
 
@@ -222,7 +225,7 @@ bool CudaConverter::convert_gather(const ConvertPlan& plan, const SourceView& so
   }
   // More than the parameter holds: one copy of the indices, still one launch
   // (a launch per 1024 samples cost about 6 us each on an H200).
-  void* table = upload(indices.data(), indices.size() * sizeof(std::int64_t), stream);
+  void* table = upload(indices.data(), indices.size() * sizeof(std::int64_t), stream, plan.table_stream);
   g.device_indices = static_cast<const std::int64_t*>(table);
   try {
     cuda_convert::launch_window_gather(whole.params, g, nullptr, plan.dtype, shape, max_blocks, stream);

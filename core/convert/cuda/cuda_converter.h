@@ -4,14 +4,18 @@
 //
 // Per-sample tables (sample pointers, folded mean/std, windows, mirror) reach
 // the device through ferry's own pools: a block of the pinned pool is filled
-// on the host and copied into a block of the device cache, on the
-// converter's upload stream; the kernel's stream waits for that copy's event.
-// So a call's copy does not queue behind the kernels already on the caller's
-// stream (H200, 256 images resized back to back: the copy between two kernels
-// had cost 10-16 us a call). Both blocks are given back in stream order: the
-// device block behind the kernel. The converter holds no memory of its own:
-// what it uses shows in the stats and goes with a trim. No device-wide sync
-// and no cudaMalloc per call.
+// on the host and copied into a block of the device cache, on the kernel's
+// stream or (plan.table_stream: ferry_transform_apply) on the converter's
+// upload stream, the kernel's stream waiting for that copy's event. A call's
+// copy then does not queue behind the kernels already on the caller's stream
+// (H200, 256 images resized back to back: the copy between two kernels had
+// cost 10-16 us a call). The staging pipeline keeps its tables on the
+// chunk's stream, behind the chunk's own copy: on the upload stream its
+// pinned batches fell from 0.95 to 0.61-0.82 of the bus limit (RandomResized-
+// Crop + ColorJitter). Both blocks are given back in stream order: the device
+// block behind the kernel. The converter holds no memory of its own: what it
+// uses shows in the stats and goes with a trim. No device-wide sync and no
+// cudaMalloc per call.
 //
 // Thread-safe: calls on any streams run concurrently.
 #pragma once
@@ -48,10 +52,10 @@ class CudaConverter {
   int sm_count() const noexcept { return sm_count_; }
 
  private:
-  // A device block holding `bytes` of `table`, copied on the upload stream;
-  // `stream` waits for the copy. The caller frees the block on `stream` after
-  // queueing the kernel that reads it.
-  void* upload(const void* table, std::size_t bytes, StreamHandle stream);
+  // A device block holding `bytes` of `table`, copied on `stream` or (how:
+  // Upload) on the upload stream, `stream` waiting for the copy. The caller
+  // frees the block on `stream` after queueing the kernel that reads it.
+  void* upload(const void* table, std::size_t bytes, StreamHandle stream, TableStream how);
   // The upload stream, created on first use (thread-safe).
   StreamHandle upload_stream();
   // A resized plan, or samples of different sizes: the resample kernel, its

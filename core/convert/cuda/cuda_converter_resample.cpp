@@ -97,7 +97,7 @@ void CudaConverter::convert_frames(const ConvertPlan& plan, const SourceView& fr
     if (count <= cuda_convert::kInlineFrames) {
       std::copy(rows.begin(), rows.end(), launch.inline_rows);  // no table to copy
     } else {
-      table = upload(rows.data(), rows.size() * sizeof(cuda_convert::DecodeFrameRow), stream);
+      table = upload(rows.data(), rows.size() * sizeof(cuda_convert::DecodeFrameRow), stream, plan.table_stream);
       launch.table = static_cast<const cuda_convert::DecodeFrameRow*>(table);
     }
     cuda_convert::launch_decode_frames(launch, plan.frame, max_h, max_w, stream);
@@ -146,7 +146,7 @@ void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView&
   } else {
     std::vector<ResampleSample> rows(static_cast<std::size_t>(count));
     for (std::int64_t i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)] = sample(i);
-    table = upload(rows.data(), rows.size() * sizeof(ResampleSample), stream);
+    table = upload(rows.data(), rows.size() * sizeof(ResampleSample), stream, plan.table_stream);
     p.table = static_cast<const ResampleSample*>(table);
     static_assert(offsetof(ResampleSample, data) == 0, "launch_gather_pointers writes a row's first field");
     if (gathered_on_device) {
