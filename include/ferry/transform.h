@@ -256,8 +256,11 @@ FERRY_API ferry_status ferry_transform_describe_output(ferry_tensor_info* out, c
  * host memory on the CPU backend) into `output`: one kernel launch on `stream`,
  * whatever n. Asynchronous on CUDA (the source and `samples` array may be
  * reused once the call returns; the data only after `stream` reaches this
- * point); synchronous on the CPU. transform may be NULL for the defaults.
- * Thread-safe. */
+ * point); synchronous on the CPU. A per-sample table the kernel reads (more
+ * samples than its parameter holds, with per-sample values or sizes) is copied
+ * on a stream of the context's, `stream` waiting for that copy's event: it
+ * does not queue behind the work already on `stream`. transform may be NULL
+ * for the defaults. Thread-safe. */
 FERRY_API ferry_status ferry_transform_apply(ferry_context_t ctx, const ferry_source* source,
                                              const ferry_transform* transform, const ferry_output* output,
                                              ferry_cuda_stream stream);
