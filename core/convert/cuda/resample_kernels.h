@@ -28,7 +28,9 @@ constexpr bool takes_augmented_kernel(Sampler s, int channels, bool augmented) {
 // bilinear 400 -> 224 0.59 -> 0.63-0.64 of a D2D copy, upscale 0.35 -> 0.37);
 // eight for a few samples (a 1080p frame read in place over the bus to a 640
 // letterbox: -11 us against a pinned memcpy with eight, +10 us with four),
-// and for the other kernels (augmented, many taps: 3-10 % slower with four).
+// for the augmented kernels and area and antialiased linear (3-10 % slower
+// with four), and for nearest and cubic, whose gains with four (none; cubic
+// 0.23 -> 0.24) did not pay for compiling their kernels twice.
 constexpr int tile_h(Sampler s, bool augmented_kernel, bool frames, std::int64_t samples) {
   return s == Sampler::Linear && !augmented_kernel && !frames && samples >= 8 ? 4 : kMaxTileH;
 }
