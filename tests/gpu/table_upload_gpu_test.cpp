@@ -6,6 +6,7 @@
 // from several threads at once, each on its own stream.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -97,10 +98,13 @@ class BackToBack {
       offsets_.push_back(out_total_);
       out_total_ += (info.bytes + 255) / 256 * 256;
     }
+    // 1 GiB to hold the stream (four memsets of it), less on a small GPU: a sixteenth of what is free.
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) hold_bytes_ = std::min(hold_bytes_, free_bytes / 16);
     if (cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking) != cudaSuccess ||
         cudaMalloc(reinterpret_cast<void**>(&in_), kImages * kImageBytes) != cudaSuccess ||
         cudaMalloc(reinterpret_cast<void**>(&out_), out_total_) != cudaSuccess ||
-        cudaMalloc(reinterpret_cast<void**>(&hold_), kHoldBytes) != cudaSuccess) {
+        cudaMalloc(reinterpret_cast<void**>(&hold_), hold_bytes_) != cudaSuccess) {
       problem_ = "no stream or cudaMalloc failed";
       return;
     }
@@ -124,7 +128,7 @@ class BackToBack {
   // Only asynchronous work and this stream's own synchronize: safe beside other threads' calls.
   void queue(ferry_context_t gpu) {
     for (int repeat = 0; problem_.empty() && repeat < 4; ++repeat)
-      if (cudaMemsetAsync(hold_, repeat, kHoldBytes, stream_) != cudaSuccess) problem_ = "cudaMemsetAsync failed";
+      if (cudaMemsetAsync(hold_, repeat, hold_bytes_, stream_) != cudaSuccess) problem_ = "cudaMemsetAsync failed";
     const ferry_source device_source = source_of(device_samples_);
     for (std::size_t k = 0; problem_.empty() && k < plan_.size(); ++k) {
       ferry_output o;
@@ -159,7 +163,7 @@ class BackToBack {
   }
 
  private:
-  static constexpr std::size_t kHoldBytes = std::size_t{1} << 30;
+  std::size_t hold_bytes_ = std::size_t{1} << 30;
   std::mt19937 rng_;
   std::vector<std::vector<std::uint8_t>> host_ = std::vector<std::vector<std::uint8_t>>(kImages);
   std::vector<const void*> host_samples_, device_samples_;
