@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "core/convert/cuda/convert_kernel_params.h"
@@ -29,12 +30,11 @@ int cached_blocks(int& slot, Compute&& compute) {
 }
 using cuda_convert::SampleParams;
 
-// The per-sample parameters of global samples first .. first+count-1.
-std::vector<SampleParams> sample_params_of(const ConvertPlan& plan, std::int64_t first, std::int64_t count) {
-  std::vector<SampleParams> table(static_cast<std::size_t>(count));
+// The per-sample parameters of global samples first .. first+count-1, written to `out`.
+void write_sample_params(const ConvertPlan& plan, std::int64_t first, std::int64_t count, SampleParams* out) {
   for (std::int64_t i = 0; i < count; ++i) {
     const std::int64_t g = first + i;
-    SampleParams& d = table[static_cast<std::size_t>(i)];
+    SampleParams& d = *new (out + i) SampleParams;
     std::memcpy(d.alpha, plan.alpha_of(g), sizeof d.alpha);
     std::memcpy(d.beta, plan.beta_of(g), sizeof d.beta);
     const Rect w = plan.window_of(g);
@@ -43,7 +43,6 @@ std::vector<SampleParams> sample_params_of(const ConvertPlan& plan, std::int64_t
     d.mirror = plan.mirror_of(g);
     d.unused = 0;
   }
-  return table;
 }
 
 }  // namespace
@@ -67,6 +66,11 @@ StreamHandle CudaConverter::upload_stream() {
 }
 
 void* CudaConverter::upload(const void* table, std::size_t bytes, StreamHandle stream, TableStream how) {
+  return upload_written(bytes, stream, how, [&](void* host) { std::memcpy(host, table, bytes); });
+}
+
+void* CudaConverter::upload_written(std::size_t bytes, StreamHandle stream, TableStream how,
+                                    const std::function<void(void* host)>& write) {
   PinnedPool& pinned = memory_.pinned_pool();
   DeviceCache& device = memory_.device_cache();
   const StreamHandle copies = how == TableStream::Upload ? upload_stream() : stream;
@@ -76,7 +80,7 @@ void* CudaConverter::upload(const void* table, std::size_t bytes, StreamHandle s
   void* host = nullptr;
   try {
     host = pinned.allocate(bytes);
-    std::memcpy(host, table, bytes);
+    write(host);
     runtime_.copy(on_device, host, bytes, copies);
     // The host block is reused only once the copy queued before this free has run.
     pinned.free_on_stream(host, copies);
@@ -97,8 +101,8 @@ void* CudaConverter::upload(const void* table, std::size_t bytes, StreamHandle s
 void* CudaConverter::upload_batch_table(const ConvertPlan& plan, void* stream) {
   if (plan.resize || plan.variable_sizes()) return nullptr;  // convert_resampled builds its rows per call
   DeviceScope scope(runtime_);
-  const std::vector<SampleParams> params = sample_params_of(plan, 0, plan.n);
-  return upload(params.data(), params.size() * sizeof(SampleParams), stream, TableStream::Kernel);
+  return upload_written(static_cast<std::size_t>(plan.n) * sizeof(SampleParams), stream, TableStream::Kernel,
+                        [&](void* host) { write_sample_params(plan, 0, plan.n, static_cast<SampleParams*>(host)); });
 }
 
 void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
@@ -120,16 +124,9 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
                                        ? static_cast<std::size_t>(count) * sizeof(SampleParams)
                                        : 0;
   const std::size_t sources_bytes = source.samples ? static_cast<std::size_t>(count) * sizeof(void*) : 0;
-  std::vector<std::uint8_t> table(params_bytes + sources_bytes);
-  if (params_bytes != 0) {
-    const std::vector<SampleParams> params = sample_params_of(plan, first, count);
-    std::memcpy(table.data(), params.data(), params_bytes);
-  }
-  if (sources_bytes != 0) {
+  if (sources_bytes != 0)
     for (std::int64_t i = 0; i < count; ++i)
       FERRY_EXPECT(source.samples[i] != nullptr, Status::InvalidArgument, "source.samples[", i, "] is NULL");
-    std::memcpy(table.data() + params_bytes, source.samples, sources_bytes);
-  }
   auto launch = [&] {
     switch (choice.path) {
       case KernelPath::vector:
@@ -152,11 +149,16 @@ void CudaConverter::convert(const ConvertPlan& plan, const SourceView& source, s
       }
     }
   };
-  if (table.empty()) {
+  if (params_bytes + sources_bytes == 0) {
     launch();  // everything rides in the kernel parameters: no copy, no event
     return;
   }
-  auto* on_device = static_cast<std::uint8_t*>(upload(table.data(), table.size(), stream, plan.table_stream));
+  auto* on_device = static_cast<std::uint8_t*>(
+      upload_written(params_bytes + sources_bytes, stream, plan.table_stream, [&](void* host) {
+        auto* bytes = static_cast<std::uint8_t*>(host);
+        if (params_bytes != 0) write_sample_params(plan, first, count, reinterpret_cast<SampleParams*>(bytes));
+        if (sources_bytes != 0) std::memcpy(bytes + params_bytes, source.samples, sources_bytes);
+      }));
   if (params_bytes != 0) p.params = reinterpret_cast<const SampleParams*>(on_device);
   if (sources_bytes != 0) p.sources = reinterpret_cast<const std::uint8_t* const*>(on_device + params_bytes);
   try {

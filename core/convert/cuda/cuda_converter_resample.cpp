@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "core/convert/cuda/cuda_converter.h"
@@ -144,9 +145,11 @@ void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView&
   if (count <= cuda_convert::kInlineSamples && !gathered_on_device) {
     for (std::int64_t i = 0; i < count; ++i) p.inline_samples[i] = sample(i);  // no table to copy
   } else {
-    std::vector<ResampleSample> rows(static_cast<std::size_t>(count));
-    for (std::int64_t i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)] = sample(i);
-    table = upload(rows.data(), rows.size() * sizeof(ResampleSample), stream, plan.table_stream);
+    table = upload_written(static_cast<std::size_t>(count) * sizeof(ResampleSample), stream, plan.table_stream,
+                           [&](void* host) {
+                             auto* rows = static_cast<ResampleSample*>(host);
+                             for (std::int64_t i = 0; i < count; ++i) new (rows + i) ResampleSample(sample(i));
+                           });
     p.table = static_cast<const ResampleSample*>(table);
     static_assert(offsetof(ResampleSample, data) == 0, "launch_gather_pointers writes a row's first field");
     if (gathered_on_device) {
