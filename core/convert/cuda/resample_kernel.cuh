@@ -182,7 +182,9 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
   constexpr bool kStaged = kFixedTaps<S> >= 2 && !Frames;
   __shared__ RowTaps<T> rows[kRowTable<S> ? kTileRows : 1];
   __shared__ __align__(16) std::uint8_t tile_bytes[kStaged ? tile_bytes_of(TH) : 16];
-  __shared__ TileBounds bounds;
+  // The warps that work out the row table (kTileRows rows, a thread each)
+  // store the tile's bounds, one slot each (warp 0 with the columns).
+  __shared__ TileBounds warp_bounds[kRowTable<S> && kStaged ? kTileRows / 32 : 1];
   int max_channel = 0;
 #pragma unroll
   for (int k = 0; k < N; ++k) max_channel = max(max_channel, p.channel_map[k]);
@@ -209,30 +211,28 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
       SourceTile source;
       bool whole = false;  // staged samplers: every pixel of the tile shows the image
       if constexpr (kRowTable<S>) {
-        __syncthreads();  // the previous tile's rows and source are read by now
-        if constexpr (kStaged) {
-          if (thread == 0) bounds.reset();
-          __syncthreads();
-        }
-        if (thread < kTileRows) {
-          rows[thread] = row_taps<S, T>(p, s, tile + thread);
+        __syncthreads();  // the previous tile's rows, bounds and source are read by now
+        if (thread < kTileRows) {  // whole warps: kTileRows is a multiple of 32
+          const RowTaps<T> r = row_taps<S, T>(p, s, tile + thread);
+          rows[thread] = r;
           if constexpr (kStaged) {
-            if (rows[thread].inside)
-              bounds.add_rows(rows[thread].index[0], rows[thread].index[T - 1]);
-            else if (tile + thread < p.oh)
-              bounds.mark_partial();
-          }
-        }
-        if constexpr (kStaged) {
-          if (threadIdx.y == 0 && active) {
-            if (column.inside)
-              bounds.add_columns(column.index[0], column.index[T - 1]);
+            TileBounds mine = empty_bounds();
+            if (r.inside)
+              mine.v[0] = r.index[0], mine.v[1] = r.index[T - 1];
             else
-              bounds.mark_partial();
+              mine.partial = tile + thread < p.oh;
+            if (threadIdx.y == 0 && active) {  // warp 0: the tile's columns too
+              if (column.inside)
+                mine.v[2] = column.index[0], mine.v[3] = column.index[T - 1];
+              else
+                mine.partial = 1;
+            }
+            store_warp_bounds(warp_bounds[threadIdx.y], mine);
           }
         }
         __syncthreads();
         if constexpr (kStaged) {
+          const TileBounds bounds = merged_bounds(warp_bounds);
           whole = bounds.partial == 0;
           source = plan_tile(s, bounds, max_channel, tile_bytes_of(TH));
           if (source.staged) {

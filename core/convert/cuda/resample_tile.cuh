@@ -36,24 +36,56 @@ struct SourceTile {
   bool staged = false;     // false: read from global memory
 };
 
-// The smallest and largest source row and column a tile's taps read,
-// gathered with shared-memory atomics: [0] rows min, [1] rows max, [2]
-// columns min, [3] columns max; and whether some pixel of the tile shows
-// fill or letterbox (partial: then every pixel is checked).
+// The smallest and largest source row and column a tile's taps read: [0]
+// rows min, [1] rows max, [2] columns min, [3] columns max; and whether some
+// pixel of the tile shows fill or letterbox (partial: then every pixel is
+// checked).
+// Plain (no initializers): it is kept in shared memory.
 struct TileBounds {
   int v[4];
   int partial;
-  __device__ __forceinline__ void reset() { v[0] = INT_MAX, v[1] = INT_MIN, v[2] = INT_MAX, v[3] = INT_MIN, partial = 0; }
-  __device__ __forceinline__ void add_rows(int lo, int hi) {
-    atomicMin(&v[0], lo);
-    atomicMax(&v[1], hi);
-  }
-  __device__ __forceinline__ void add_columns(int lo, int hi) {
-    atomicMin(&v[2], lo);
-    atomicMax(&v[3], hi);
-  }
-  __device__ __forceinline__ void mark_partial() { partial = 1; }  // every writer writes 1
 };
+
+// Bounds of nothing: every min above every max.
+__device__ __forceinline__ TileBounds empty_bounds() { return TileBounds{{INT_MAX, INT_MIN, INT_MAX, INT_MIN}, 0}; }
+
+// The minimum (Max: maximum) of v over a whole warp, in every lane.
+template <bool Max>
+__device__ __forceinline__ int warp_extreme(int v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return Max ? __reduce_max_sync(0xffffffffu, v) : __reduce_min_sync(0xffffffffu, v);
+#else
+#pragma unroll
+  for (int d = 16; d > 0; d /= 2) {
+    const int o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = Max ? max(v, o) : min(v, o);
+  }
+  return v;
+#endif
+}
+
+// One warp's share of a tile's bounds, reduced in the warp and stored by its
+// lane 0 into its own slot: no shared-memory atomics (32 lanes on one
+// address, served one after another) and no slot to clear before them.
+__device__ __forceinline__ void store_warp_bounds(TileBounds& slot, TileBounds mine) {
+  mine.v[0] = warp_extreme<false>(mine.v[0]), mine.v[1] = warp_extreme<true>(mine.v[1]);
+  mine.v[2] = warp_extreme<false>(mine.v[2]), mine.v[3] = warp_extreme<true>(mine.v[3]);
+  mine.partial = __any_sync(0xffffffffu, mine.partial);
+  if ((threadIdx.x & 31) == 0) slot = mine;
+}
+
+// The tile's bounds from its warps' slots (the same in every thread).
+template <int Slots>
+__device__ __forceinline__ TileBounds merged_bounds(const TileBounds (&slots)[Slots]) {
+  TileBounds b = slots[0];
+#pragma unroll
+  for (int w = 1; w < Slots; ++w) {
+    b.v[0] = min(b.v[0], slots[w].v[0]), b.v[1] = max(b.v[1], slots[w].v[1]);
+    b.v[2] = min(b.v[2], slots[w].v[2]), b.v[3] = max(b.v[3], slots[w].v[3]);
+    b.partial |= slots[w].partial;
+  }
+  return b;
+}
 
 // floor(a / b) for 0 <= a <= 256 and 1 <= b <= 256 without an integer
 // division (about 20 instructions): (a + 0.5) / b is at least 0.5 / b from
