@@ -185,6 +185,11 @@ struct ConvertPlan {
   // layout and channels in order, whole images, nothing mirrored or resized,
   // a packed output (a resident dataset's upload). A chunk is then a copy.
   bool copies_bytes() const noexcept;
+  // True if the output is the frames' decoded R, G, B bytes as they are:
+  // uint8 NHWC, the three channels in order, whole frames of one size,
+  // nothing mirrored, resized or padded, rows packed (any sample stride).
+  // The decoder then writes the output itself, with no second pass over it.
+  bool decodes_into_output() const noexcept;
   // True if every window starts at column 0, spans the full width and stays
   // inside its image, and nothing is mirrored: then rows are whole image rows.
   bool full_width_unmirrored() const noexcept;

@@ -31,6 +31,14 @@ DecodedFrames::DecodedFrames(const ConvertPlan& plan, std::int64_t first, std::i
   }
 }
 
+DecodedFrames DecodedFrames::in_output(const ConvertPlan& plan, std::int64_t count) {
+  DecodedFrames d;
+  d.offsets_.resize(static_cast<std::size_t>(count) + 1);
+  const auto stride = static_cast<std::uint64_t>(plan.out_strides.n);  // uint8: elements are bytes
+  for (std::size_t i = 0; i < d.offsets_.size(); ++i) d.offsets_[i] = i * stride;
+  return d;
+}
+
 SourceView DecodedFrames::view_of(const std::uint8_t* rgb) {
   pointers_.resize(geometry_.size());
   for (std::size_t i = 0; i < geometry_.size(); ++i) pointers_[i] = rgb + offsets_[i];

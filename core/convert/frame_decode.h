@@ -21,9 +21,14 @@ frame::FrameRef frame_ref_of(const ConvertPlan& plan, const SourceView& frames, 
 
 // The RGB images of frames first .. first+count-1, packed one after another
 // in one scratch block, and the view the converter reads them through.
+// Where the output is those images (ConvertPlan::decodes_into_output), the
+// frames are decoded straight into it instead: no scratch, no second pass.
 class DecodedFrames {
  public:
   DecodedFrames(const ConvertPlan& plan, std::int64_t first, std::int64_t count);
+  // The images where the output holds them (plan.decodes_into_output()):
+  // local frame i at i output samples from the chunk's first.
+  static DecodedFrames in_output(const ConvertPlan& plan, std::int64_t count);
 
   std::uint64_t bytes() const noexcept { return offsets_.back(); }
   // Local frame i's image starts offset(i) bytes into the block.
@@ -32,6 +37,7 @@ class DecodedFrames {
   SourceView view_of(const std::uint8_t* rgb);
 
  private:
+  DecodedFrames() = default;
   std::vector<std::uint64_t> offsets_;
   std::vector<SampleSource> geometry_;
   std::vector<const std::uint8_t*> pointers_;

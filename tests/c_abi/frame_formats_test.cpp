@@ -135,6 +135,42 @@ TEST_F(FrameFormats, BatchesOfFramesConvertAsEachFrameAlone) {
   }
 }
 
+// RGB uint8 output of frames is decoded straight into the caller's buffer
+// (no scratch, no second pass): into an output whose frames lie 5 bytes
+// apart beyond their images, each frame equals the same frame through a
+// transform that takes the scratch path (BGR, swapped back here), and the
+// bytes between the frames keep their poison.
+TEST_F(FrameFormats, RgbOutputIsDecodedIntoPaddedOutputs) {
+  std::mt19937 rng(18);
+  ferry_transform bgr = rgb_u8_transform();
+  bgr.out_channels = 3;
+  bgr.channel_map[0] = 2, bgr.channel_map[1] = 1, bgr.channel_map[2] = 0;
+  for (ferry_pixel_format f : all_frame_formats) {
+    std::vector<TestFrame> frames;
+    for (int i = 0; i < 3; ++i) frames.push_back(random_frame(rng, f, 6, 10, PlaneLayout::padded));
+    const void* pointers[3] = {frames[0].bytes.data(), frames[1].bytes.data(), frames[2].bytes.data()};
+    ferry_source src = frame_source(frames[0]);
+    src.data = nullptr, src.bytes = 0, src.samples = pointers, src.n = 3;
+    src.sample_bytes = frames[0].bytes.size();
+    const std::vector<std::uint8_t> swapped = applied_on_host(ctx_, src, bgr, poison);
+    const std::size_t image = 6 * 10 * 3, stride = image + 5;
+    std::vector<std::uint8_t> out(stride * 3, poison);
+    ferry_output o;
+    ferry_output_init(&o, sizeof o);
+    o.data = out.data(), o.bytes = out.size(), o.stride_n = static_cast<std::int64_t>(stride);
+    const ferry_transform rgb = rgb_u8_transform();
+    ASSERT_EQ(ferry_transform_apply(ctx_, &src, &rgb, &o, nullptr), FERRY_OK) << ferry_last_error();
+    for (std::size_t i = 0; i < 3; ++i) {
+      for (std::size_t p = 0; p < image; p += 3)
+        for (std::size_t k = 0; k < 3; ++k)
+          ASSERT_EQ(out[i * stride + p + k], swapped[i * image + p + 2 - k])
+              << "format " << f << " frame " << i << " byte " << p + k;
+      for (std::size_t b = image; b < stride && i * stride + b < out.size(); ++b)
+        ASSERT_EQ(out[i * stride + b], poison) << "format " << f << ": the gap after frame " << i << " was written";
+    }
+  }
+}
+
 TEST_F(FrameFormats, FramesOfDifferentSizes) {
   std::mt19937 rng(18);
   const ferry_transform t = detector_transform();

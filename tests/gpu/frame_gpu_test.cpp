@@ -107,39 +107,49 @@ TEST(FrameGpu, BatchesFromPageableAndPinnedMemoryMatchTheCpuBackend) {
   ASSERT_NE(cpu, nullptr);
   ASSERT_NE(gpu, nullptr);
   std::mt19937 rng(152);
-  const ferry_transform t = letterbox_f16();
-  for (ferry_pixel_format f : all_frame_formats) {
-    // Eight 1080p-like frames in one buffer (smaller: 270 x 480), chunks of about two frames.
-    std::vector<TestFrame> frames;
-    for (int i = 0; i < 8; ++i) frames.push_back(random_frame(rng, f, 270, 480, PlaneLayout::padded));
-    const std::size_t stride = frames[0].bytes.size();
-    std::vector<std::uint8_t> buffer(stride * frames.size());
-    for (std::size_t i = 0; i < frames.size(); ++i) std::memcpy(buffer.data() + i * stride, frames[i].bytes.data(), stride);
-    ferry_source batch = frame_source(frames[0]);
-    batch.data = buffer.data(), batch.bytes = buffer.size(), batch.n = static_cast<std::int64_t>(frames.size());
-    const std::vector<std::uint8_t> want = cpu_output(cpu, batch, t);
-    std::string problem;
-    EXPECT_EQ(first_difference(submitted_output(gpu, batch, t, 2 * stride, problem), want), "") << "pageable, format " << f;
-    EXPECT_EQ(problem, "");
-    ASSERT_EQ(ferry_memory_register_host(gpu, buffer.data(), buffer.size()), FERRY_OK) << ferry_last_error();
-    EXPECT_EQ(first_difference(submitted_output(gpu, batch, t, 2 * stride, problem), want), "") << "registered, format " << f;
-    EXPECT_EQ(problem, "");
-    EXPECT_EQ(ferry_memory_unregister_host(gpu, buffer.data()), FERRY_OK) << ferry_last_error();
-    void* pinned = nullptr;
-    ASSERT_EQ(ferry_memory_alloc_host(&pinned, gpu, buffer.size()), FERRY_OK) << ferry_last_error();
-    std::memcpy(pinned, buffer.data(), buffer.size());
-    batch.data = pinned;
-    EXPECT_EQ(first_difference(submitted_output(gpu, batch, t, 2 * stride, problem), want), "") << "pinned, format " << f;
-    EXPECT_EQ(problem, "");
-    EXPECT_EQ(ferry_memory_free_host(gpu, pinned), FERRY_OK);
-    // Frames of different sizes, their planes apart from one another in pageable memory.
-    std::vector<TestFrame> sized;
-    for (int i = 0; i < 5; ++i) sized.push_back(random_frame(rng, f, 2 + 37 * i, 3 + 51 * i, PlaneLayout::padded));
-    const std::vector<ferry_sample_desc> descs = frame_descs(sized);
-    const ferry_source variable = frames_source(f, descs);
-    EXPECT_EQ(first_difference(submitted_output(gpu, variable, t, 64 << 10, problem), cpu_output(cpu, variable, t)), "")
-        << "different sizes, format " << f;
-    EXPECT_EQ(problem, "");
+  // The letterbox (decoded by the resample kernel, or into scratch then
+  // resized) and RGB uint8 (decoded straight into the output, chunk by chunk).
+  for (const ferry_transform& t : {letterbox_f16(), rgb_u8_transform()}) {
+    for (ferry_pixel_format f : all_frame_formats) {
+      // Eight 1080p-like frames in one buffer (smaller: 270 x 480), chunks of about two frames.
+      std::vector<TestFrame> frames;
+      for (int i = 0; i < 8; ++i) frames.push_back(random_frame(rng, f, 270, 480, PlaneLayout::padded));
+      const std::size_t stride = frames[0].bytes.size();
+      std::vector<std::uint8_t> buffer(stride * frames.size());
+      for (std::size_t i = 0; i < frames.size(); ++i)
+        std::memcpy(buffer.data() + i * stride, frames[i].bytes.data(), stride);
+      ferry_source batch = frame_source(frames[0]);
+      batch.data = buffer.data(), batch.bytes = buffer.size(), batch.n = static_cast<std::int64_t>(frames.size());
+      const std::vector<std::uint8_t> want = cpu_output(cpu, batch, t);
+      std::string problem;
+      EXPECT_EQ(first_difference(submitted_output(gpu, batch, t, 2 * stride, problem), want), "")
+          << "pageable, format " << f << " dtype " << t.out_dtype;
+      EXPECT_EQ(problem, "");
+      ASSERT_EQ(ferry_memory_register_host(gpu, buffer.data(), buffer.size()), FERRY_OK) << ferry_last_error();
+      EXPECT_EQ(first_difference(submitted_output(gpu, batch, t, 2 * stride, problem), want), "")
+          << "registered, format " << f;
+      EXPECT_EQ(problem, "");
+      EXPECT_EQ(ferry_memory_unregister_host(gpu, buffer.data()), FERRY_OK) << ferry_last_error();
+      void* pinned = nullptr;
+      ASSERT_EQ(ferry_memory_alloc_host(&pinned, gpu, buffer.size()), FERRY_OK) << ferry_last_error();
+      std::memcpy(pinned, buffer.data(), buffer.size());
+      batch.data = pinned;
+      EXPECT_EQ(first_difference(submitted_output(gpu, batch, t, 2 * stride, problem), want), "")
+          << "pinned, format " << f;
+      EXPECT_EQ(problem, "");
+      EXPECT_EQ(ferry_memory_free_host(gpu, pinned), FERRY_OK);
+      // Frames of different sizes, their planes apart from one another in pageable memory
+      // (resized: without a resize frames of different sizes have no one output size).
+      if (t.resize_w == 0) continue;
+      std::vector<TestFrame> sized;
+      for (int i = 0; i < 5; ++i) sized.push_back(random_frame(rng, f, 2 + 37 * i, 3 + 51 * i, PlaneLayout::padded));
+      const std::vector<ferry_sample_desc> descs = frame_descs(sized);
+      const ferry_source variable = frames_source(f, descs);
+      const std::vector<std::uint8_t> sized_want = cpu_output(cpu, variable, t);
+      EXPECT_EQ(first_difference(submitted_output(gpu, variable, t, 64 << 10, problem), sized_want), "")
+          << "different sizes, format " << f;
+      EXPECT_EQ(problem, "");
+    }
   }
   ferry_context_destroy(gpu);
   ferry_context_destroy(cpu);

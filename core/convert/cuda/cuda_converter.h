@@ -47,6 +47,10 @@ class CudaConverter {
   // block goes back in stream order behind the conversion.
   void convert_frames(const ConvertPlan& plan, const SourceView& frames, std::int64_t first, std::int64_t count,
                       DecodedFrames& decoded, void* output_base, void* stream);
+  // Decodes the frames into R, G, B images at rgb + decoded.offset(i), on
+  // `stream` (the per-frame table, if any, goes back behind the kernel).
+  void decode_to_rgb(const ConvertPlan& plan, const SourceView& frames, std::int64_t first, std::int64_t count,
+                     const DecodedFrames& decoded, std::uint8_t* rgb, void* stream);
   // As Converter::upload_batch_table.
   void* upload_batch_table(const ConvertPlan& plan, void* stream);
 

@@ -3,7 +3,8 @@
 // the per-sample rows inline in the parameter or uploaded for the call; and
 // camera frames (CudaConverter::convert_frames), decoded by the resample
 // kernel at each tap where it can (decode_in_resample), else by the decode
-// kernel into RGB scratch first. The rest of the converter: cuda_converter.cpp.
+// kernel into RGB scratch first, or into the output where that is the RGB
+// images (ConvertPlan::decodes_into_output). The rest of the converter: cuda_converter.cpp.
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
@@ -81,36 +82,46 @@ void CudaConverter::convert_frames(const ConvertPlan& plan, const SourceView& fr
     convert_resampled(plan, frames, first, count, output_base, stream, true);
     return;
   }
-  std::vector<cuda_convert::DecodeFrameRow> rows(static_cast<std::size_t>(count));
-  std::int64_t max_h = 1, max_w = 1;
-  for (std::int64_t i = 0; i < count; ++i) {
-    rows[static_cast<std::size_t>(i)].frame = frame_ref_of(plan, frames, first, i);
-    max_h = std::max<std::int64_t>(max_h, rows[static_cast<std::size_t>(i)].frame.h);
-    max_w = std::max<std::int64_t>(max_w, rows[static_cast<std::size_t>(i)].frame.w);
-  }
   DeviceCache& cache = memory_.device_cache();
   auto* rgb = static_cast<std::uint8_t*>(cache.allocate(static_cast<std::size_t>(decoded.bytes()), stream));
-  void* table = nullptr;
   try {
-    for (std::int64_t i = 0; i < count; ++i) rows[static_cast<std::size_t>(i)].rgb = rgb + decoded.offset(i);
-    cuda_convert::DecodeFrames launch;
-    launch.count = count;
-    if (count <= cuda_convert::kInlineFrames) {
-      std::copy(rows.begin(), rows.end(), launch.inline_rows);  // no table to copy
-    } else {
-      table = upload(rows.data(), rows.size() * sizeof(cuda_convert::DecodeFrameRow), stream, plan.table_stream);
-      launch.table = static_cast<const cuda_convert::DecodeFrameRow*>(table);
-    }
-    cuda_convert::launch_decode_frames(launch, plan.frame, max_h, max_w, stream);
+    decode_to_rgb(plan, frames, first, count, decoded, rgb, stream);
     convert(plan, decoded.view_of(rgb), first, count, output_base, stream, nullptr);
   } catch (...) {
-    if (table != nullptr) cache.free(table, stream);
     cache.free(rgb, stream);
     throw;
   }
-  // Behind the kernels that read them (see convert()).
-  if (table != nullptr) cache.free(table, stream);
-  cache.free(rgb, stream);
+  cache.free(rgb, stream);  // behind the kernels that read it (see convert())
+}
+
+void CudaConverter::decode_to_rgb(const ConvertPlan& plan, const SourceView& frames, std::int64_t first,
+                                  std::int64_t count, const DecodedFrames& decoded, std::uint8_t* rgb, void* stream) {
+  DeviceScope scope(runtime_);
+  std::vector<cuda_convert::DecodeFrameRow> rows(static_cast<std::size_t>(count));
+  std::int64_t max_h = 1, max_w = 1;
+  for (std::int64_t i = 0; i < count; ++i) {
+    cuda_convert::DecodeFrameRow& row = rows[static_cast<std::size_t>(i)];
+    row.frame = frame_ref_of(plan, frames, first, i);
+    row.rgb = rgb + decoded.offset(i);
+    max_h = std::max<std::int64_t>(max_h, row.frame.h);
+    max_w = std::max<std::int64_t>(max_w, row.frame.w);
+  }
+  cuda_convert::DecodeFrames launch;
+  launch.count = count;
+  void* table = nullptr;
+  if (count <= cuda_convert::kInlineFrames) {
+    std::copy(rows.begin(), rows.end(), launch.inline_rows);  // no table to copy
+  } else {
+    table = upload(rows.data(), rows.size() * sizeof(cuda_convert::DecodeFrameRow), stream, plan.table_stream);
+    launch.table = static_cast<const cuda_convert::DecodeFrameRow*>(table);
+  }
+  try {
+    cuda_convert::launch_decode_frames(launch, plan.frame, max_h, max_w, stream);
+  } catch (...) {
+    if (table != nullptr) memory_.device_cache().free(table, stream);
+    throw;
+  }
+  if (table != nullptr) memory_.device_cache().free(table, stream);  // behind the kernel that reads it
 }
 
 void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView& source, std::int64_t first,
