@@ -1,8 +1,6 @@
 // What a plan lets the converter skip: whole rows it may copy as runs, an
 // output that is the source's bytes (a copy), or frames' RGB bytes (decoded
 // straight into it). Part of ConvertPlan (convert_plan.h).
-#include <algorithm>
-
 #include "core/convert/convert_plan.h"
 
 namespace ferry::core {
@@ -31,9 +29,9 @@ bool shows_pixels_unchanged(const ConvertPlan& p, Layout layout) noexcept {
   for (int k = 0; k < p.c; ++k)
     if (p.channel_map[k] != k) return false;
   if (p.crop.x != 0 || p.crop.y != 0) return false;
-  const std::int64_t sizes = p.variable_sizes() ? p.n : std::min<std::int64_t>(p.n, 1);
-  for (std::int64_t g = 0; g < sizes; ++g)
-    if (p.w_of(g) != p.out_w || p.h_of(g) != p.out_h) return false;
+  if (!p.variable_sizes() && (p.w != p.out_w || p.h != p.out_h)) return false;
+  for (const SampleSource& s : p.sample_sources)
+    if (s.w != p.out_w || s.h != p.out_h) return false;
   const bool nhwc = layout == Layout::NHWC;
   const std::int64_t pixel = nhwc ? p.c : 1, row = nhwc ? p.out_w * p.c : p.out_w, plane = nhwc ? 1 : p.out_h * p.out_w;
   return p.out_strides.w == pixel && p.out_strides.h == row && p.out_strides.c == plane;
@@ -43,7 +41,7 @@ bool shows_pixels_unchanged(const ConvertPlan& p, Layout layout) noexcept {
 
 bool ConvertPlan::copies_bytes() const noexcept {
   return !is_frame() && !variable_sizes() && shows_pixels_unchanged(*this, source_layout) &&
-         out_w == w && out_h == h && out_strides.n == h * w * c;
+         out_strides.n == h * w * c;
 }
 
 bool ConvertPlan::decodes_into_output() const noexcept {

@@ -54,7 +54,7 @@ void Converter::convert_frames(const ConvertPlan& plan, const SourceView& frames
   if (plan.decodes_into_output()) {
     // The output is the decoded images: decoded there, no scratch and no second pass
     // (H200, 64 NV12 frames to RGB uint8 through ferry_transform_apply: 0.15-0.20 of a D2D copy with both).
-    const DecodedFrames in_output = DecodedFrames::in_output(plan, count);
+    const DecodedFrames in_output(plan, first, count, static_cast<std::uint64_t>(plan.out_strides.n));  // uint8: bytes
     auto* out = static_cast<std::uint8_t*>(output_base) + first * plan.out_strides.n;
 #if FERRY_HAVE_CUDA
     if (cuda_) {

@@ -19,24 +19,17 @@ frame::FrameRef frame_ref_of(const ConvertPlan& plan, const SourceView& frames, 
   return r;
 }
 
-DecodedFrames::DecodedFrames(const ConvertPlan& plan, std::int64_t first, std::int64_t count) {
+DecodedFrames::DecodedFrames(const ConvertPlan& plan, std::int64_t first, std::int64_t count, std::uint64_t stride) {
   const auto n = static_cast<std::size_t>(count);
   offsets_.assign(n + 1, 0);
   geometry_.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     const std::int64_t g = first + static_cast<std::int64_t>(i), h = plan.h_of(g), w = plan.w_of(g);
     const auto bytes = static_cast<std::uint64_t>(h * w * 3);
-    offsets_[i + 1] = offsets_[i] + (bytes + 15) / 16 * 16;  // each image 16-byte aligned: whole-word stores
+    // Scratch: each image 16-byte aligned (whole-word stores); else the caller's stride.
+    offsets_[i + 1] = offsets_[i] + (stride == 0 ? (bytes + 15) / 16 * 16 : stride);
     geometry_[i] = SampleSource{h, w, Strides4{static_cast<std::int64_t>(bytes), 1, 3 * w, 3}, bytes, FramePlanes{}};
   }
-}
-
-DecodedFrames DecodedFrames::in_output(const ConvertPlan& plan, std::int64_t count) {
-  DecodedFrames d;
-  d.offsets_.resize(static_cast<std::size_t>(count) + 1);
-  const auto stride = static_cast<std::uint64_t>(plan.out_strides.n);  // uint8: elements are bytes
-  for (std::size_t i = 0; i < d.offsets_.size(); ++i) d.offsets_[i] = i * stride;
-  return d;
 }
 
 SourceView DecodedFrames::view_of(const std::uint8_t* rgb) {

@@ -3,8 +3,10 @@
 // each pixel by frame_color.h), which the converter then converts as a batch
 // of 3-channel samples of different sizes: every transform option applies to
 // frames unchanged. The RGB images live in scratch memory from the context's
-// pools for the call. On the GPU the resample kernel decodes the common case
-// itself, tap by tap, with no scratch (cuda_converter.cpp, decode_in_resample).
+// pools for the call, or in the output where it is those images
+// (ConvertPlan::decodes_into_output: no second pass). On the GPU the resample
+// kernel decodes the common case itself, tap by tap, with no scratch
+// (cuda_converter.cpp, decode_in_resample).
 #pragma once
 
 #include <cstdint>
@@ -25,10 +27,9 @@ frame::FrameRef frame_ref_of(const ConvertPlan& plan, const SourceView& frames, 
 // frames are decoded straight into it instead: no scratch, no second pass.
 class DecodedFrames {
  public:
-  DecodedFrames(const ConvertPlan& plan, std::int64_t first, std::int64_t count);
-  // The images where the output holds them (plan.decodes_into_output()):
-  // local frame i at i output samples from the chunk's first.
-  static DecodedFrames in_output(const ConvertPlan& plan, std::int64_t count);
+  // stride 0: packed in a scratch block; else local frame i at i * stride
+  // bytes (the output's sample stride, where plan.decodes_into_output()).
+  DecodedFrames(const ConvertPlan& plan, std::int64_t first, std::int64_t count, std::uint64_t stride = 0);
 
   std::uint64_t bytes() const noexcept { return offsets_.back(); }
   // Local frame i's image starts offset(i) bytes into the block.
@@ -37,7 +38,6 @@ class DecodedFrames {
   SourceView view_of(const std::uint8_t* rgb);
 
  private:
-  DecodedFrames() = default;
   std::vector<std::uint64_t> offsets_;
   std::vector<SampleSource> geometry_;
   std::vector<const std::uint8_t*> pointers_;
