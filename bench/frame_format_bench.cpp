@@ -257,6 +257,9 @@ int run(const Options& o) {
     cc::DecodeFrames frames;
     frames.table = static_cast<const cc::DecodeFrameRow*>(on_device);
     frames.count = o.batch;
+    frames.aligned = std::all_of(table.begin(), table.end(), [](const cc::DecodeFrameRow& row) {
+      return cc::decodes_in_words(row, ferry::core::PixelFormat::NV12);
+    });
     ferry::core::FrameDecode decode;
     decode.format = ferry::core::PixelFormat::NV12;
     decode.color = ferry::core::color_coefficients(ferry::core::ColorMatrix::BT709, ferry::core::ColorRange::Limited);

@@ -27,7 +27,6 @@ struct FrameRef {
 
 FERRY_FRAME_FN int imin(int a, int b) { return a < b ? a : b; }
 FERRY_FRAME_FN int imax(int a, int b) { return a > b ? a : b; }
-FERRY_FRAME_FN std::uint8_t saturate(int v) { return static_cast<std::uint8_t>(v < 0 ? 0 : v > 255 ? 255 : v); }
 
 // A chroma sample's share of R, G and B (with the rounding half), worked out
 // once for the pixels that share the sample.
@@ -38,11 +37,15 @@ FERRY_FRAME_FN ChromaTerms chroma_terms(const ColorCoefficients& c, int u, int v
   const int cu = u - 128, cv = v - 128, half = 1 << 19;
   return {c.crv * cv + half, c.cgu * cu + c.cgv * cv + half, c.cbu * cu + half};
 }
+// y' of the formula, and one channel from y' and the chroma's term: the
+// pieces that luma_to_rgb puts together, for the GPU's word-wise kernel.
+FERRY_FRAME_FN int scaled_luma(const ColorCoefficients& c, int y) { return imax(0, y - c.y_offset) * c.cy; }
+FERRY_FRAME_FN int channel_of(int luma, int term) { return imax(0, imin((luma + term) >> 20, 255)); }
 FERRY_FRAME_FN void luma_to_rgb(const ColorCoefficients& c, const ChromaTerms& t, int y, std::uint8_t* rgb) {
-  const int luma = imax(0, y - c.y_offset) * c.cy;
-  rgb[0] = saturate((luma + t.r) >> 20);
-  rgb[1] = saturate((luma + t.g) >> 20);
-  rgb[2] = saturate((luma + t.b) >> 20);
+  const int luma = scaled_luma(c, y);
+  rgb[0] = static_cast<std::uint8_t>(channel_of(luma, t.r));
+  rgb[1] = static_cast<std::uint8_t>(channel_of(luma, t.g));
+  rgb[2] = static_cast<std::uint8_t>(channel_of(luma, t.b));
 }
 FERRY_FRAME_FN void yuv_to_rgb(const ColorCoefficients& c, int y, int u, int v, std::uint8_t* rgb) {
   luma_to_rgb(c, chroma_terms(c, u, v), y, rgb);

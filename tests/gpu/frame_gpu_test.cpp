@@ -4,7 +4,9 @@
 // apart, through ferry_transform_apply on device frames (a decoder's surface;
 // the device output poisoned first) and through ferry_batch_submit from
 // pageable, registered and pinned memory (batches in one buffer, frames of different
-// sizes, several chunks).
+// sizes, one chunk and several). Frames 64 pixels wide in packed planes take
+// the 4:2:0 decoder's whole-word path (decodes_in_words); the odd sizes and
+// padded planes its byte-wise one.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -124,6 +126,11 @@ TEST(FrameGpu, BatchesFromPageableAndPinnedMemoryMatchTheCpuBackend) {
       std::string problem;
       EXPECT_EQ(first_difference(submitted_output(gpu, batch, t, 2 * stride, problem), want), "")
           << "pageable, format " << f << " dtype " << t.out_dtype;
+      EXPECT_EQ(problem, "");
+      // All eight in one chunk: launches of more than two frames take the
+      // resample kernel's other row plan (rows_per_thread).
+      EXPECT_EQ(first_difference(submitted_output(gpu, batch, t, buffer.size(), problem), want), "")
+          << "pageable, one chunk, format " << f << " dtype " << t.out_dtype;
       EXPECT_EQ(problem, "");
       ASSERT_EQ(ferry_memory_register_host(gpu, buffer.data(), buffer.size()), FERRY_OK) << ferry_last_error();
       EXPECT_EQ(first_difference(submitted_output(gpu, batch, t, 2 * stride, problem), want), "")

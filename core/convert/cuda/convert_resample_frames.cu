@@ -5,11 +5,12 @@
 
 namespace ferry::core::cuda_convert {
 
-const void* resample_frame_kernel_for(Sampler sampler, int channels, DType dtype, bool augmented) {
+const void* resample_frame_kernel_for(Sampler sampler, int channels, DType dtype, bool augmented, int rows) {
   using resample_detail::kernel_for_dtype;
   if (sampler != Sampler::Linear || channels != 3) return nullptr;
-  return augmented ? kernel_for_dtype<Sampler::Linear, 3, true, true>(dtype)
-                   : kernel_for_dtype<Sampler::Linear, 3, true>(dtype);
+  if (augmented) return kernel_for_dtype<Sampler::Linear, 3, true, true>(dtype);
+  return rows == kFewFrameRows ? kernel_for_dtype<Sampler::Linear, 3, true, false, kMaxTileH, kFewFrameRows>(dtype)
+                               : kernel_for_dtype<Sampler::Linear, 3, true>(dtype);
 }
 
 }  // namespace ferry::core::cuda_convert

@@ -35,14 +35,15 @@ void launch_resample(const ResampleParams& params, Sampler sampler, void* stream
   const bool augmented = takes_augmented_kernel(sampler, params.oc, params.augment != 0);
   const bool frames = params.frame.format != PixelFormat::Channels;
   const int warps = tile_h(sampler, augmented, frames, params.count);
-  const void* kernel = frames ? resample_frame_kernel_for(sampler, params.oc, params.dtype, augmented)
+  const int rows = rows_per_thread(frames, augmented, params.count);
+  const void* kernel = frames ? resample_frame_kernel_for(sampler, params.oc, params.dtype, augmented, rows)
                               : kernel_for(sampler, params.oc, params.dtype, augmented, warps);
   if (kernel == nullptr)
     fail(Status::Internal, "resample kernel for sampler ", static_cast<int>(sampler), ", ", params.oc,
          " channels and dtype ", static_cast<int>(params.dtype), " does not exist");
   if (params.count <= 0 || params.oh <= 0 || params.ow <= 0) return;
   const dim3 block(kTileW, static_cast<unsigned>(warps));
-  const std::int64_t tile_rows_of_block = warps * kRowsPerThread;
+  const std::int64_t tile_rows_of_block = warps * rows;
   // Tiles in y: all of them side by side for a frame or two (latency), but
   // no more threads than about kWideThreads: then a block walks several tiles of
   // its sample, and its per-sample work (the row, the column's taps) serves

@@ -108,6 +108,9 @@ void CudaConverter::decode_to_rgb(const ConvertPlan& plan, const SourceView& fra
   }
   cuda_convert::DecodeFrames launch;
   launch.count = count;
+  launch.aligned = std::all_of(rows.begin(), rows.end(), [&](const cuda_convert::DecodeFrameRow& row) {
+    return cuda_convert::decodes_in_words(row, plan.frame.format);
+  });
   void* table = nullptr;
   if (count <= cuda_convert::kInlineFrames) {
     std::copy(rows.begin(), rows.end(), launch.inline_rows);  // no table to copy

@@ -166,20 +166,22 @@ __device__ __noinline__ void store_augmented(const ResampleParams& p, const Resa
 template <Sampler S, bool A, int TH>
 inline constexpr int kMinBlocksOf = (S == Sampler::Cubic ? 512 : A ? 768 : 1024) / (kTileW * TH);
 
-// A block covers kTileW columns and TH * kRowsPerThread rows of one
-// sample's output; each thread one column, every TH-th row of the tile
-// (the warps of a block on neighbouring rows: their taps share source rows in L1).
+// A block covers kTileW columns and TH * R rows of one sample's output;
+// each thread one column, every TH-th row of the tile (the warps of a block
+// on neighbouring rows: their taps share source rows in L1).
 // Frames: the samples are 4:2:0 frames decoded at each tap (value_from_frame).
 // A (three channels only): augmented (p.augment), its pixel work inlined.
-// TH: the block's warps (tile_h in resample_kernels.h).
-template <Sampler S, int N, DType D, bool Frames = false, bool A = false, int TH = kMaxTileH>
+// TH: the block's warps (tile_h in resample_kernels.h); R: the rows a thread
+// (rows_per_thread there).
+template <Sampler S, int N, DType D, bool Frames = false, bool A = false, int TH = kMaxTileH, int R = kRowsPerThread>
 __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_kernel(const __grid_constant__ ResampleParams p) {
   constexpr int T = Column<S, N>::T;
-  constexpr int kTileRows = TH * kRowsPerThread;
+  constexpr int kTileRows = TH * R;
   // The source tile in shared memory, where it fits: for linear and cubic
   // (H200: bilinear crops 0.27 -> 0.30 of a D2D copy, upscale 0.20 -> 0.23);
   // nearest reads one byte per channel and ran slower through it (0.50 -> 0.43).
   constexpr bool kStaged = kFixedTaps<S> >= 2 && !Frames;
+  static_assert(!kStaged || R == kRowsPerThread, "a staged tile is sized for kRowsPerThread rows a thread");
   __shared__ RowTaps<T> rows[kRowTable<S> ? kTileRows : 1];
   __shared__ __align__(16) std::uint8_t tile_bytes[kStaged ? tile_bytes_of(TH) : 16];
   // The warps that work out the row table (kTileRows rows, a thread each)
@@ -252,7 +254,7 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
         std::uint8_t* out = p.out + column_out + static_cast<std::int64_t>(tile + first_row) * p.out_h;
         const std::int64_t out_step = TH * p.out_h;
 #pragma unroll
-        for (int r = 0; r < kRowsPerThread; ++r, out += out_step) {
+        for (int r = 0; r < R; ++r, out += out_step) {
           const int row = r * TH + first_row;
           const int y = tile + row;
           if (y >= p.oh) break;
@@ -308,13 +310,14 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
   }
 }
 
-template <Sampler S, int N, bool Frames = false, bool A = false, int TH = kMaxTileH>
+template <Sampler S, int N, bool Frames = false, bool A = false, int TH = kMaxTileH, int R = kRowsPerThread>
 const void* kernel_for_dtype(DType dtype) {
   switch (dtype) {
-    case DType::UInt8: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::UInt8, Frames, A, TH>);
-    case DType::Float32: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::Float32, Frames, A, TH>);
-    case DType::Float16: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::Float16, Frames, A, TH>);
-    case DType::BFloat16: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::BFloat16, Frames, A, TH>);
+    case DType::UInt8: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::UInt8, Frames, A, TH, R>);
+    case DType::Float32: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::Float32, Frames, A, TH, R>);
+    case DType::Float16: return reinterpret_cast<const void*>(resample_kernel<S, N, DType::Float16, Frames, A, TH, R>);
+    case DType::BFloat16:
+      return reinterpret_cast<const void*>(resample_kernel<S, N, DType::BFloat16, Frames, A, TH, R>);
   }
   return nullptr;
 }

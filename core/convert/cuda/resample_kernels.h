@@ -10,10 +10,11 @@
 
 namespace ferry::core::cuda_convert {
 
-// A block covers kTileW columns and TH * kRowsPerThread rows of one
-// sample's output: a thread one column, every TH-th row of the tile; TH (the
-// block's warps) is tile_h of the launch, at most kMaxTileH.
+// A block covers kTileW columns and TH * R rows of one sample's output: a
+// thread one column, every TH-th row of the tile; TH (the block's warps) is
+// tile_h of the launch, at most kMaxTileH; R is rows_per_thread.
 constexpr int kTileW = 32, kRowsPerThread = 8, kMaxTileH = 8;
+constexpr int kFewFrameRows = 2;
 
 // Whether a launch of `channels` mapped channels with augmentation takes an
 // augmented (A) kernel: three channels only (the colour operations); the
@@ -35,6 +36,16 @@ constexpr int tile_h(Sampler s, bool augmented_kernel, bool frames, std::int64_t
   return s == Sampler::Linear && !augmented_kernel && !frames && samples >= 8 ? 4 : kMaxTileH;
 }
 
+// The rows a thread: kFewFrameRows for one or two 4:2:0 frames decoded at
+// each tap (plain), whose launch is too small to fill the GPU: a thread's
+// rows run one after another, each waiting for its taps' loads (H200, a
+// 1080p NV12 frame to a 640 letterbox: 200 blocks, 14 % of the warps an SM
+// holds, 13 us with 8 rows a thread); kRowsPerThread otherwise, so that a
+// thread's column taps serve more rows.
+constexpr int rows_per_thread(bool frames, bool augmented_kernel, std::int64_t samples) {
+  return frames && !augmented_kernel && samples <= 2 ? kFewFrameRows : kRowsPerThread;
+}
+
 // The kernel (as cudaLaunchKernel takes it) that resamples `channels` mapped
 // channels (1..4) into `dtype` with sampler S; `augmented`: with the colour
 // operations inlined (three channels); `warps`: tile_h. Null for a channel
@@ -43,7 +54,7 @@ template <Sampler S>
 const void* resample_kernel_for(int channels, DType dtype, bool augmented, int warps);
 
 // The same for 4:2:0 frames decoded at each tap: linear, three channels only
-// (null otherwise).
-const void* resample_frame_kernel_for(Sampler sampler, int channels, DType dtype, bool augmented);
+// (null otherwise); `rows`: rows_per_thread.
+const void* resample_frame_kernel_for(Sampler sampler, int channels, DType dtype, bool augmented, int rows);
 
 }  // namespace ferry::core::cuda_convert
