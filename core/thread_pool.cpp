@@ -78,7 +78,14 @@ void ThreadPool::worker_loop() {
 void ThreadPool::parallel_for(std::int64_t begin, std::int64_t end,
                               const std::function<void(std::int64_t, std::int64_t)>& fn,
                               std::int64_t grain) {
-  if (end <= begin) return;
+  start_for(begin, end, fn, grain).wait();
+}
+
+ThreadPool::Started ThreadPool::start_for(std::int64_t begin, std::int64_t end,
+                                          const std::function<void(std::int64_t, std::int64_t)>& fn,
+                                          std::int64_t grain) {
+  Started started;
+  if (end <= begin) return started;
   const std::int64_t count = end - begin;
   grain = std::max<std::int64_t>(grain, 1);
   // About four chunks per thread balances uneven rows without much overhead.
@@ -97,17 +104,47 @@ void ThreadPool::parallel_for(std::int64_t begin, std::int64_t end,
     }
     wake_.notify_all();
   }
-  run_chunks(*job);
+  started.pool_ = this;
+  started.job_ = std::move(job);
+  return started;
+}
+
+void ThreadPool::finish(Job& job) {
+  run_chunks(job);
   {
-    std::unique_lock<std::mutex> lock(job->mutex);
-    job->done.wait(lock, [&] { return job->finished == job->chunks; });
+    std::unique_lock<std::mutex> lock(job.mutex);
+    job.done.wait(lock, [&] { return job.finished == job.chunks; });
   }
   {
     // The job may still sit in the queue if no worker reached it: take it out.
     std::lock_guard<std::mutex> lock(mutex_);
-    jobs_.erase(std::remove(jobs_.begin(), jobs_.end(), job), jobs_.end());
+    const auto is_this = [&](const std::shared_ptr<Job>& queued) { return queued.get() == &job; };
+    jobs_.erase(std::remove_if(jobs_.begin(), jobs_.end(), is_this), jobs_.end());
   }
-  if (job->error) std::rethrow_exception(job->error);
+  if (job.error) std::rethrow_exception(job.error);
+}
+
+void ThreadPool::Started::wait() {
+  if (job_ == nullptr) return;
+  const std::shared_ptr<Job> job = std::move(job_);
+  pool_->finish(*job);
+}
+
+ThreadPool::Started& ThreadPool::Started::operator=(Started&& other) noexcept {
+  if (this != &other) {
+    Started old(std::move(*this));  // waited for as it goes
+    pool_ = other.pool_;
+    job_ = std::move(other.job_);
+  }
+  return *this;
+}
+
+ThreadPool::Started::~Started() {
+  try {
+    wait();
+  } catch (...) {
+    // Dropped: an owner that wanted the error called wait().
+  }
 }
 
 }  // namespace ferry::core

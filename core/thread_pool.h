@@ -1,10 +1,12 @@
-// A small fixed pool of worker threads with one blocking primitive,
-// parallel_for. Used by the CPU conversion and the staging pipeline.
+// A small fixed pool of worker threads with one primitive, parallel_for,
+// blocking or started ahead (start_for, then wait). Used by the CPU
+// conversion and the staging pipeline.
 //
 // Thread safety: every member function may be called from any thread,
 // concurrently; parallel_for may also be called from inside a parallel_for
 // body (nested calls cannot deadlock: the calling thread always runs chunks
 // of its own job itself, so a job never waits on a thread that waits on it).
+// A Started job belongs to the thread that started it.
 #pragma once
 
 #include <condition_variable>
@@ -19,6 +21,8 @@
 namespace ferry::core {
 
 class ThreadPool {
+  struct Job;  // one parallel_for's chunks and state (thread_pool.cpp)
+
  public:
   // threads: how many threads run a parallel_for, the caller included (so
   // threads - 1 workers are started). 0 means the machine's hardware threads.
@@ -39,8 +43,32 @@ class ThreadPool {
                     const std::function<void(std::int64_t, std::int64_t)>& fn,
                     std::int64_t grain = 1);
 
+  // A parallel_for whose chunks the workers take once those of the jobs
+  // queued before it are claimed, while the caller goes on: the staging
+  // pipeline starts a chunk's gather before it queues the previous chunk's
+  // copy, so the workers never wait at a chunk's end. wait() runs its
+  // unclaimed chunks on the calling thread, waits for the rest and rethrows
+  // the first exception; destruction without wait() waits (and drops the
+  // exception). fn must outlive the wait.
+  class Started {
+   public:
+    Started() = default;
+    Started(Started&&) noexcept = default;
+    Started& operator=(Started&& other) noexcept;
+    ~Started();
+    void wait();
+    bool pending() const noexcept { return job_ != nullptr; }
+
+   private:
+    friend class ThreadPool;
+    ThreadPool* pool_ = nullptr;
+    std::shared_ptr<Job> job_;
+  };
+  Started start_for(std::int64_t begin, std::int64_t end, const std::function<void(std::int64_t, std::int64_t)>& fn,
+                    std::int64_t grain = 1);
+
  private:
-  struct Job;
+  void finish(Job& job);  // Started::wait: the caller's chunks, then the others'; rethrows
   void worker_loop();
   static void run_chunks(Job& job);
 

@@ -128,7 +128,10 @@ class Stager {
   void upload_batch_table(Batch& batch);
   void free_batch_table(Batch& batch) noexcept;
   void run(Batch& batch);  // every chunk, then the join; errors fail the batch
-  void run_chunk(Batch& batch, ChunkWork& work);
+  // A chunk's copy and conversion (or conversion alone); `slot`: a staged
+  // chunk's gathered staging buffer (run_staged), which it takes over.
+  void run_chunk(Batch& batch, ChunkWork& work, void* slot);
+  void run_staged(Batch& batch);  // stager_gather.cpp
   void run_resident_chunk(Batch& batch, ChunkWork& work);
   void run_copy_chunk(Batch& batch, ChunkWork& work, void* slot);
   void run_in_place_chunk(Batch& batch, ChunkWork& work, void* slot);
@@ -141,7 +144,6 @@ class Stager {
   // The converter reads a view's samples 0 .. count-1 as global first ..
   // first+count-1: the caller's view from sample `first` on.
   static SourceView view_from(SourceView view, std::int64_t first);
-  void gather_chunk(Batch& batch, const Chunk& chunk, std::uint8_t* dst);
   void copy_chunk_direct(Batch& batch, const Chunk& chunk, void* dst, StreamHandle stream);
   void join(Batch& batch);  // after run: done event, hand-off, to the completion thread
   void staging_loop();

@@ -6,8 +6,6 @@
 
 #include "core/stage/nvtx.h"
 #include "core/stage/stager.h"
-#include "core/stage/staging_copy.h"
-#include "core/store_fence.h"
 
 namespace ferry::core {
 namespace {
@@ -18,10 +16,6 @@ std::uint64_t ns_since(Clock::time_point start) {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
 }
-
-// Gather work is cut into pieces of about this many bytes over the staging threads.
-// 256 KiB: a 12.8 MB chunk is 50 pieces, so 8 threads end within a piece of each other.
-constexpr std::uint64_t kGatherPieceBytes = std::uint64_t{256} << 10;
 
 }  // namespace
 
@@ -69,7 +63,11 @@ bool Stager::timed_on_device(const Batch& b, bool has_copy) const noexcept {
 void Stager::run(Batch& b) {
   try {
     DeviceScope scope(runtime_);
-    for (ChunkWork& work : b.chunks_) run_chunk(b, work);
+    if (b.submitted.route == BatchRoute::kStaged) {
+      run_staged(b);  // stager_gather.cpp: each chunk gathered, then run_chunk with its slot
+    } else {
+      for (ChunkWork& work : b.chunks_) run_chunk(b, work, nullptr);
+    }
   } catch (...) {
     const Error e = error_of_current_exception();
     std::lock_guard<std::mutex> lock(b.mutex);
@@ -83,7 +81,7 @@ void Stager::run(Batch& b) {
   join(b);
 }
 
-void Stager::run_chunk(Batch& b, ChunkWork& work) {
+void Stager::run_chunk(Batch& b, ChunkWork& work, void* slot) {
   const Chunk& c = work.chunk;
   if (b.submitted.route == BatchRoute::kConvertOnHost) {
     NvtxRange range("ferry convert");
@@ -98,16 +96,6 @@ void Stager::run_chunk(Batch& b, ChunkWork& work) {
   if (b.submitted.route == BatchRoute::kResident) {
     run_resident_chunk(b, work);
     return;
-  }
-  void* slot = nullptr;  // the chunk's staging buffer
-  if (b.submitted.route == BatchRoute::kStaged) {
-    slot = ring_->acquire(static_cast<std::size_t>(c.bytes));
-    try {
-      gather_chunk(b, c, static_cast<std::uint8_t*>(slot));
-    } catch (...) {
-      ring_->release_unused(slot);
-      throw;
-    }
   }
   if (b.submitted.copies_bytes) {
     run_copy_chunk(b, work, slot);
@@ -199,68 +187,6 @@ void Stager::abandon_chunk(ChunkWork& work, void* slot, bool copy_queued, Stream
     }
   } catch (...) {
   }
-}
-
-void Stager::gather_chunk(Batch& b, const Chunk& c, std::uint8_t* dst) {
-  NvtxRange range("ferry stage");
-  if (b.submitted.plan.variable_sizes()) {
-    // Pieces of at most kGatherPieceBytes, cut inside samples whose rows a
-    // memcpy reads: a sample each left the threads unevenly loaded (images
-    // of 300-500 px are 0.27-0.75 MB, a 16 MB chunk about 30 of them for 8
-    // threads). Element-wise gathers stay whole.
-    struct Piece {
-      std::size_t g;
-      std::uint64_t from, to;
-    };
-    std::vector<Piece> pieces;
-    for (std::int64_t i = 0; i < c.count; ++i) {
-      const auto g = static_cast<std::size_t>(c.first + i);
-      const SampleLayout& L = b.submitted.sample_layouts[g];
-      const std::uint64_t step = L.is_rows() ? kGatherPieceBytes : L.packed_bytes;
-      for (std::uint64_t from = 0; from < L.packed_bytes; from += step)
-        pieces.push_back({g, from, std::min(L.packed_bytes, from + step)});
-    }
-    const std::uint64_t origin = b.submitted.sample_offsets[static_cast<std::size_t>(c.first)];
-    staging_pool_.parallel_for(0, static_cast<std::int64_t>(pieces.size()), [&](std::int64_t begin, std::int64_t end) {
-      const auto start = Clock::now();
-      for (std::int64_t i = begin; i < end; ++i) {
-        const Piece& piece = pieces[static_cast<std::size_t>(i)];
-        const SampleLayout& L = b.submitted.sample_layouts[piece.g];
-        std::uint8_t* to = dst + (b.submitted.sample_offsets[piece.g] - origin);
-        const std::uint8_t* from = b.submitted.plan.sample_data[piece.g];
-        if (L.is_rows())
-          pack_sample_range(to, from, L, piece.from, piece.to);
-        else
-          pack_sample(to, from, shape_of(b.submitted.plan, static_cast<std::int64_t>(piece.g)), L);
-      }
-      store_fence();
-      counters_.staging_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
-    });
-    return;
-  }
-  const std::uint64_t packed = b.submitted.layout.packed_bytes;
-  if (is_dense_batch(b.submitted.plan, b.submitted.layout)) {
-    const std::uint8_t* src = b.submitted.view.base + c.first * b.submitted.plan.source_strides.n;
-    const auto pieces = static_cast<std::int64_t>((c.bytes + kGatherPieceBytes - 1) / kGatherPieceBytes);
-    staging_pool_.parallel_for(0, pieces, [&](std::int64_t begin, std::int64_t end) {
-      const auto start = Clock::now();
-      const std::uint64_t from = static_cast<std::uint64_t>(begin) * kGatherPieceBytes;
-      const std::uint64_t to = std::min(c.bytes, static_cast<std::uint64_t>(end) * kGatherPieceBytes);
-      staging_copy(dst + from, src + from, static_cast<std::size_t>(to - from));
-      store_fence();
-      counters_.staging_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
-    });
-    return;
-  }
-  const auto grain = static_cast<std::int64_t>(std::max<std::uint64_t>(1, kGatherPieceBytes / packed));
-  staging_pool_.parallel_for(0, c.count, [&](std::int64_t begin, std::int64_t end) {
-    const auto start = Clock::now();
-    for (std::int64_t i = begin; i < end; ++i)
-      pack_sample(dst + static_cast<std::uint64_t>(i) * packed, sample_at(b.submitted.view, c.first + i),
-                  shape_of(b.submitted.plan), b.submitted.layout);
-    store_fence();
-    counters_.staging_ns.fetch_add(ns_since(start), std::memory_order_relaxed);
-  }, grain);
 }
 
 void Stager::copy_chunk_direct(Batch& b, const Chunk& c, void* dst_void, StreamHandle s) {

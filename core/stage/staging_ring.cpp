@@ -27,6 +27,21 @@ StagingRing::StagingRing(PinnedPool& pinned, EventPool& events, std::uint64_t ma
       slots_wanted_(std::max<std::size_t>(slots_wanted, 1)) {}
 
 void* StagingRing::acquire(std::size_t bytes) {
+  for (;;) {
+    std::uint64_t seen;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      seen = releases_;
+    }
+    if (void* p = try_acquire(bytes)) return p;
+    // At the bound with no copy in flight: other threads are filling every
+    // buffer; wait until one comes back.
+    std::unique_lock<std::mutex> lock(mutex_);
+    released_.wait(lock, [&] { return releases_ != seen; });
+  }
+}
+
+void* StagingRing::try_acquire(std::size_t bytes) {
   FERRY_EXPECT(bytes <= max_bytes_, Status::OutOfMemory, "a staged chunk of ", bytes,
                " bytes (one sample at least) exceeds options->max_staging_bytes (", max_bytes_,
                "): raise it, or give a pinned or registered source");
@@ -46,18 +61,7 @@ void* StagingRing::acquire(std::size_t bytes) {
       // Pinned memory ran short: the pool grows as it needs.
     }
   }
-  for (;;) {
-    std::uint64_t seen;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      seen = releases_;
-    }
-    if (void* p = pool_.try_allocate(bytes)) return p;
-    // At the bound with no copy in flight: other threads are filling every
-    // buffer; wait until one comes back.
-    std::unique_lock<std::mutex> lock(mutex_);
-    released_.wait(lock, [&] { return releases_ != seen; });
-  }
+  return pool_.try_allocate(bytes);
 }
 
 void StagingRing::note_release() {

@@ -42,6 +42,11 @@ class StagingRing {
   // bytes exceeds max_bytes (the message names options->max_staging_bytes),
   // or what the pinned pool throws.
   void* acquire(std::size_t bytes);
+  // Like acquire, but nullptr where acquire would wait for a buffer that a
+  // gather still fills (one a copy reads is still waited for): the staging
+  // thread takes a buffer for the next chunk while it holds this chunk's, and
+  // must never wait on itself.
+  void* try_acquire(std::size_t bytes);
   // Gives the buffer back after a copy from it was queued on `stream`.
   void release_after_copy(void* buffer, StreamHandle stream);
   // Gives the buffer back unused (an error before its copy was queued).

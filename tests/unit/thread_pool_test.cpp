@@ -1,8 +1,10 @@
 // core::ThreadPool: coverage of every index exactly once, exceptions,
-// concurrent and nested parallel_for calls.
+// concurrent and nested parallel_for calls, jobs started ahead (start_for).
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -64,4 +66,53 @@ TEST(ThreadPool, ConcurrentAndNestedCalls) {
   }
   for (auto& c : callers) c.join();
   EXPECT_EQ(total.load(), 4 * 50 * 8 * 10);
+}
+
+// start_for: the caller goes on while the workers run the job; a job started
+// behind another runs once that one's chunks are taken, so workers flow from
+// one to the next (the staging pipeline's gathers, a chunk ahead).
+TEST(ThreadPool, StartedJobsRunWhileTheCallerGoesOnAndWaitCoversThem) {
+  ThreadPool pool(4);
+  std::vector<std::atomic<int>> first(1000), second(1000);
+  const std::function<void(std::int64_t, std::int64_t)> a = [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) first[static_cast<std::size_t>(i)]++;
+  };
+  const std::function<void(std::int64_t, std::int64_t)> c = [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) second[static_cast<std::size_t>(i)]++;
+  };
+  ThreadPool::Started one = pool.start_for(0, 1000, a);
+  ThreadPool::Started two = pool.start_for(0, 1000, c, 7);
+  EXPECT_TRUE(one.pending());
+  one.wait();
+  EXPECT_FALSE(one.pending());
+  for (auto& h : first) ASSERT_EQ(h.load(), 1);
+  two.wait();
+  for (auto& h : second) ASSERT_EQ(h.load(), 1);
+  one.wait();  // a second wait does nothing
+  ThreadPool::Started empty = pool.start_for(5, 5, a);
+  EXPECT_FALSE(empty.pending());
+}
+
+TEST(ThreadPool, AStartedJobsErrorComesFromWaitAndItsDestructorWaitsQuietly) {
+  ThreadPool pool(3);
+  const std::function<void(std::int64_t, std::int64_t)> throwing = [](std::int64_t b, std::int64_t) {
+    if (b == 0) throw std::runtime_error("chunk 0");
+  };
+  ThreadPool::Started failed = pool.start_for(0, 64, throwing);
+  EXPECT_THROW(failed.wait(), std::runtime_error);
+  std::atomic<int> done{0};
+  const std::function<void(std::int64_t, std::int64_t)> slow = [&](std::int64_t b, std::int64_t e) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    done += static_cast<int>(e - b);
+  };
+  {
+    ThreadPool::Started dropped = pool.start_for(0, 32, throwing);
+    ThreadPool::Started waited_by_destructor = pool.start_for(0, 32, slow);
+  }  // neither waited: the destructors wait, the error is dropped
+  EXPECT_EQ(done.load(), 32);
+  ThreadPool::Started moved = pool.start_for(0, 16, slow);
+  moved = pool.start_for(0, 16, slow);  // the job it held is waited for as it is replaced
+  EXPECT_GE(done.load(), 48);           // (the new one may have begun)
+  moved.wait();
+  EXPECT_EQ(done.load(), 64);
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "c_api/struct_convert.h"
@@ -237,23 +238,35 @@ TEST_F(StagedPipeline, SamplesOfDifferentSizesAreStagedAtTheirOwnSizes) {
   }
 }
 
+// Three-channel NHWC images of the given sizes (rows padded now and then),
+// and a nearest resize to size x size as uint8: every source pixel given out
+// unchanged, so a byte gathered wrong shows.
+VariableCase images_of(std::mt19937& rng, const std::vector<std::pair<int, int>>& sizes) {
+  VariableCase k;
+  k.c = 3;
+  for (const auto& [h, w] : sizes) {
+    k.samples.push_back(random_sample(rng, h, w, k.c, FERRY_LAYOUT_NHWC));
+    k.descs.push_back(k.samples.back().desc());
+  }
+  return k;
+}
+ferry_transform nearest_uint8(int size) {
+  ferry_transform t;
+  ferry_transform_init(&t, sizeof t);
+  t.resize_w = t.resize_h = size;
+  t.interpolation = FERRY_INTERP_NEAREST;
+  t.out_dtype = FERRY_DTYPE_UINT8;
+  return t;
+}
+
 // Images larger than a gather piece (256 KiB) are gathered in pieces by
 // several staging threads. Nearest upscales to 420 x 420 read every source
 // pixel and give it out unchanged as uint8, so a byte gathered wrong shows.
 TEST_F(StagedPipeline, LargeSamplesOfDifferentSizesAreGatheredInPieces) {
   build();
   std::mt19937 rng(43);
-  VariableCase k;
-  k.c = 3;
-  for (const auto& [h, w] : {std::pair{420, 380}, std::pair{300, 420}, std::pair{17, 9}, std::pair{401, 411}}) {
-    k.samples.push_back(random_sample(rng, h, w, k.c, FERRY_LAYOUT_NHWC));  // rows padded now and then
-    k.descs.push_back(k.samples.back().desc());
-  }
-  ferry_transform t;
-  ferry_transform_init(&t, sizeof t);
-  t.resize_w = t.resize_h = 420;
-  t.interpolation = FERRY_INTERP_NEAREST;
-  t.out_dtype = FERRY_DTYPE_UINT8;
+  const VariableCase k = images_of(rng, {{420, 380}, {300, 420}, {17, 9}, {401, 411}});
+  const ferry_transform t = nearest_uint8(420);
   const ferry_source src = variable_source(k.descs, k.c, k.layout);
   auto b = submit(src, t, nullptr, FERRY_SOURCE_AUTO, std::uint64_t{1} << 20);
   EXPECT_EQ(b->submitted.route, BatchRoute::kStaged);
@@ -340,6 +353,28 @@ TEST_F(StagedPipeline, TheRingStaysWithinItsBoundOverManyBatches) {
   const auto pinned = memory_->pinned_pool().stats();
   EXPECT_LE(pinned.in_use_bytes, options_.max_staging_bytes);
   EXPECT_LE(pinned.misses + pinned.hits, 12u);
+}
+
+// The next chunk's gather starts while this chunk's slot is held, only if
+// the ring has room for both without waiting. Chunks are at most half the
+// ring, except a sample larger than that, which is a chunk of its own: six
+// such images through a 1 MiB ring go one at a time, and the staging thread
+// never waits on itself.
+TEST_F(StagedPipeline, ARingOfOneChunkStagesItsChunksOneAtATime) {
+  build(1 << 20, 2);
+  std::mt19937 rng(44);
+  const VariableCase k = images_of(rng, {{420, 420}, {421, 420}, {422, 420}, {423, 420}, {424, 420}, {425, 420}});
+  const ferry_transform t = nearest_uint8(425);  // the images 529 KB and more: a chunk each
+  const ferry_source src = variable_source(k.descs, k.c, k.layout);
+  for (int round = 0; round < 3; ++round) {
+    auto b = submit(src, t, nullptr, FERRY_SOURCE_AUTO, std::uint64_t{1} << 20);
+    EXPECT_EQ(b->submitted.route, BatchRoute::kStaged);
+    EXPECT_EQ(b->chunk_count(), 6u);
+    stager_->wait(*b);
+    expect_matches(*b, src, t);
+    stager_->release(*b);
+  }
+  EXPECT_LE(memory_->pinned_pool().stats().in_use_bytes, options_.max_staging_bytes);
 }
 
 TEST_F(StagedPipeline, SourceIsReusableOnceStagedAndOverwritingItThenIsSafe) {
