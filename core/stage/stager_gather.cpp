@@ -90,7 +90,9 @@ void* ChunkGather::finish() {
 // The job's body over [0, count): the pieces of the chunk's samples.
 void ChunkGather::piece_body(const Batch& b, const Chunk& c, std::uint8_t* dst, std::int64_t& count,
                              std::int64_t& grain) {
-  const Submitted& s = b.submitted;
+  // The job runs after this returns: its bodies hold the batch's Submitted by pointer (the batch
+  // outlives the job), the rest by value.
+  const Submitted* s = &b.submitted;
   // Each run of pieces ends with a store fence (their stores are
   // non-temporal) and adds its time to the counters.
   auto timed = [counters = &counters_](auto work) {
@@ -102,37 +104,37 @@ void ChunkGather::piece_body(const Batch& b, const Chunk& c, std::uint8_t* dst, 
       counters->staging_ns.fetch_add(static_cast<std::uint64_t>(ns), std::memory_order_relaxed);
     };
   };
-  if (s.plan.variable_sizes()) {
+  if (s->plan.variable_sizes()) {
     // Pieces of at most kGatherPieceBytes, cut inside samples whose rows a
     // memcpy reads: a sample each left the threads unevenly loaded (images
     // of 300-500 px are 0.27-0.75 MB, a 16 MB chunk about 30 of them for 8
     // threads). Element-wise gathers stay whole.
     for (std::int64_t i = 0; i < c.count; ++i) {
       const auto g = static_cast<std::size_t>(c.first + i);
-      const SampleLayout& L = s.sample_layouts[g];
+      const SampleLayout& L = s->sample_layouts[g];
       const std::uint64_t step = L.is_rows() ? kGatherPieceBytes : L.packed_bytes;
       for (std::uint64_t from = 0; from < L.packed_bytes; from += step)
         pieces_.push_back({g, from, std::min(L.packed_bytes, from + step)});
     }
-    const std::uint64_t origin = s.sample_offsets[static_cast<std::size_t>(c.first)];
+    const std::uint64_t origin = s->sample_offsets[static_cast<std::size_t>(c.first)];
     const Piece* pieces = pieces_.data();
     count = static_cast<std::int64_t>(pieces_.size());
-    body_ = timed([&s, dst, origin, pieces](std::int64_t begin, std::int64_t end) {
+    body_ = timed([s, dst, origin, pieces](std::int64_t begin, std::int64_t end) {
       for (std::int64_t i = begin; i < end; ++i) {
         const Piece& piece = pieces[i];
-        const SampleLayout& L = s.sample_layouts[piece.g];
-        std::uint8_t* to = dst + (s.sample_offsets[piece.g] - origin);
-        const std::uint8_t* from = s.plan.sample_data[piece.g];
+        const SampleLayout& L = s->sample_layouts[piece.g];
+        std::uint8_t* to = dst + (s->sample_offsets[piece.g] - origin);
+        const std::uint8_t* from = s->plan.sample_data[piece.g];
         if (L.is_rows())
           pack_sample_range(to, from, L, piece.from, piece.to);
         else
-          pack_sample(to, from, shape_of(s.plan, static_cast<std::int64_t>(piece.g)), L);
+          pack_sample(to, from, shape_of(s->plan, static_cast<std::int64_t>(piece.g)), L);
       }
     });
     return;
   }
-  if (is_dense_batch(s.plan, s.layout)) {
-    const std::uint8_t* src = s.view.base + c.first * s.plan.source_strides.n;
+  if (is_dense_batch(s->plan, s->layout)) {
+    const std::uint8_t* src = s->view.base + c.first * s->plan.source_strides.n;
     const std::uint64_t bytes = c.bytes;
     count = static_cast<std::int64_t>((bytes + kGatherPieceBytes - 1) / kGatherPieceBytes);
     body_ = timed([dst, src, bytes](std::int64_t begin, std::int64_t end) {
@@ -142,14 +144,14 @@ void ChunkGather::piece_body(const Batch& b, const Chunk& c, std::uint8_t* dst, 
     });
     return;
   }
-  const std::uint64_t packed = s.layout.packed_bytes;
+  const std::uint64_t packed = s->layout.packed_bytes;
   const std::int64_t first = c.first;
   count = c.count;
   grain = static_cast<std::int64_t>(std::max<std::uint64_t>(1, kGatherPieceBytes / packed));
-  body_ = timed([&s, dst, packed, first](std::int64_t begin, std::int64_t end) {
+  body_ = timed([s, dst, packed, first](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i)
-      pack_sample(dst + static_cast<std::uint64_t>(i) * packed, sample_at(s.view, first + i), shape_of(s.plan),
-                  s.layout);
+      pack_sample(dst + static_cast<std::uint64_t>(i) * packed, sample_at(s->view, first + i), shape_of(s->plan),
+                  s->layout);
   });
 }
 
