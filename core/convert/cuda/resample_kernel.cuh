@@ -214,7 +214,7 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
       bool whole = false;  // staged samplers: every pixel of the tile shows the image
       if constexpr (kRowTable<S>) {
         __syncthreads();  // the previous tile's rows, bounds and source are read by now
-        if (thread < kTileRows) {  // whole warps: kTileRows is a multiple of 32
+        if (thread < kTileRows) {  // whole warps where staged (the warp-wide bounds): kTileRows a multiple of 32
           const RowTaps<T> r = row_taps<S, T>(p, s, tile + thread);
           rows[thread] = r;
           if constexpr (kStaged) {
