@@ -10,7 +10,9 @@
 //     those bytes (staging_ceiling.h), and the same frames from pinned memory.
 //  3. The colour conversion alone on device frames (ferry_transform_apply,
 //     NV12 -> uint8 RGB NHWC): bytes read plus written per second against a
-//     device-to-device copy of the same bytes.
+//     device-to-device copy of the same bytes; the same for I420, NV12 with
+//     linear chroma, YUYV and Bayer RGGB (reported), and the NV12 decode
+//     kernel alone.
 //
 //   ferry_bench_formats [--frames 200] [--batch 64] [--chunk-mib 0]
 // Without a CUDA device it says so and exits 0.
@@ -252,14 +254,54 @@ int run(const Options& o) {
     check(ferry_transform_apply(ctx, &device_src, &to_rgb, &rgb_out, engine), "ferry_transform_apply");
   });
   const std::size_t moved = batch_bytes + rgb_out.bytes;  // read + written
-  void* d2d = nullptr;
-  check_cuda(cudaMalloc(&d2d, moved / 2 + 1), "cudaMalloc");
+  void* d2d = nullptr;  // large enough for the YUYV row below too (2 bytes a pixel)
+  const std::size_t yuyv_bytes = 2 * std::size_t{kWidth} * kHeight * static_cast<std::size_t>(o.batch);
+  check_cuda(cudaMalloc(&d2d, (yuyv_bytes + rgb_out.bytes) / 2 + 1), "cudaMalloc");
   const double d2d_ms = burst_ms(engine, 5, [&] {
     check_cuda(cudaMemcpyAsync(d2d, copy_dst, moved / 2, cudaMemcpyDeviceToDevice, engine), "cudaMemcpyAsync");
   });
   std::snprintf(note, sizeof note, "%.2f ms for %.0f MB read + written (%.0f GB/s); D2D copy of the same bytes %.2f ms",
                 colour_ms, moved / 1e6, moved / colour_ms / 1e6, d2d_ms);
   rows.push_back({"NV12 -> RGB u8 NHWC through ferry_transform_apply / D2D", d2d_ms / colour_ms, 0.7, true, note});
+
+  // The other formats' decoders, the same way (reported): bytes of each format's frames, RGB out.
+  {
+    struct Other {
+      const char* name;
+      ferry_pixel_format format;
+      double bytes_a_pixel;
+      ferry_chroma_filter chroma;
+    };
+    const Other others[] = {{"I420", FERRY_FORMAT_I420, 1.5, FERRY_CHROMA_NEAREST},
+                            {"NV12, linear chroma", FERRY_FORMAT_NV12, 1.5, FERRY_CHROMA_LINEAR},
+                            {"YUYV", FERRY_FORMAT_YUYV, 2.0, FERRY_CHROMA_NEAREST},
+                            {"Bayer RGGB", FERRY_FORMAT_BAYER_RGGB, 1.0, FERRY_CHROMA_NEAREST}};
+    const auto frame_pixels = static_cast<std::size_t>(kWidth) * kHeight;
+    void* frames = nullptr;
+    const std::size_t most = yuyv_bytes;
+    check_cuda(cudaMalloc(&frames, most), "cudaMalloc");
+    check_cuda(cudaMemcpy(frames, pageable.data(), batch_bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    check_cuda(cudaMemcpy(static_cast<std::uint8_t*>(frames) + batch_bytes, pageable.data(), most - batch_bytes,
+                          cudaMemcpyHostToDevice),
+               "cudaMemcpy");
+    for (const Other& f : others) {
+      const auto frame_bytes = static_cast<std::size_t>(f.bytes_a_pixel * static_cast<double>(frame_pixels));
+      ferry_source src = frame_source(frames, f.format, o.batch, frame_bytes);
+      src.chroma_filter = f.chroma;
+      const double ms = burst_ms(engine, 5, [&] {
+        check(ferry_transform_apply(ctx, &src, &to_rgb, &rgb_out, engine), "ferry_transform_apply");
+      });
+      const std::size_t bytes = frame_bytes * static_cast<std::size_t>(o.batch) + rgb_out.bytes;
+      const double copy_ms = burst_ms(engine, 5, [&] {
+        check_cuda(cudaMemcpyAsync(d2d, copy_dst, bytes / 2, cudaMemcpyDeviceToDevice, engine), "cudaMemcpyAsync");
+      });
+      std::snprintf(note, sizeof note, "%.3f ms for %.0f MB read + written; D2D copy of the same bytes %.3f ms", ms,
+                    bytes / 1e6, copy_ms);
+      rows.push_back({std::string("  ") + f.name + " -> RGB u8 through ferry_transform_apply / D2D", copy_ms / ms, 0,
+                      true, note});
+    }
+    cudaFree(frames);
+  }
 
   // The colour kernel alone: ferry's decode launch over the same frames into RGB (as the converter runs it).
   {
