@@ -1,10 +1,10 @@
 // Decodes camera and video frames to packed R, G, B on the GPU, each pixel's
-// bytes those of frame_color.h. 4:2:0 with nearest chroma (decoders' NV12,
-// I420) has a kernel of its own (decode_420_nearest); the rest a thread per
-// 2 x 2 block of pixels (a Bayer tile, two 4:2:2 macropixels), a block per
-// tile of two rows. Tiles along x and y, frames along z, grid-stride in each
-// (any count and size fits the grid's limits). The format and chroma filter
-// are template parameters: frame_color.h's switches fold away.
+// bytes those of frame_color.h. 4:2:0 and 4:2:2 with nearest chroma
+// (decoders' NV12 and I420, cameras' YUYV) have a kernel of their own
+// (decode_wide); the rest (linear chroma, Bayer) a thread per 2 x 2 block of
+// pixels, a block per tile of two rows. Tiles along x and y, frames along z,
+// grid-stride in each (any count and size fits the grid's limits). The format
+// and chroma filter are template parameters: frame_color.h's switches fold away.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -45,23 +45,6 @@ __device__ __forceinline__ void store_words(std::uint8_t* dst, const std::uint8_
 
 using frame::chroma_terms;
 using frame::ChromaTerms;
-using frame::luma_to_rgb;
-
-// The 2 x 2 block at (x, y) of a packed 4:2:2 frame with nearest chroma into
-// tile rows 0 and 1 at byte `at`: a macropixel (Y0 U Y1 V) a row, one load.
-template <PixelFormat F>
-__device__ __forceinline__ void decode_macropixels(const frame::FrameRef& f, const ColorCoefficients& c, int x, int y,
-                                                   bool right, int rows, std::uint8_t (*tile)[kTileWidth * 3], int at) {
-  for (int r = 0; r < rows; ++r) {
-    const std::uint8_t* m = f.row(0, y + r) + 2 * x;  // the macropixel of x and x + 1
-    int y0, y1, u, v;
-    if constexpr (F == PixelFormat::YUYV) y0 = m[0], u = m[1], y1 = m[2], v = m[3];
-    else u = m[0], y0 = m[1], v = m[2], y1 = m[3];
-    const ChromaTerms t = chroma_terms(c, u, v);
-    luma_to_rgb(c, t, y0, &tile[r][at]);
-    if (right) luma_to_rgb(c, t, y1, &tile[r][at + 3]);
-  }
-}
 
 // Each block decodes tiles of 2 rows x kTileWidth pixels, a thread per 2 x 2
 // block, into shared memory, then stores the tile's rows whole.
@@ -81,9 +64,7 @@ __global__ void __launch_bounds__(kThreads) decode_frames(const __grid_constant_
       const int rows = y + 1 < f.h ? 2 : 1;
       for (int x0 = static_cast<int>(blockIdx.x) * kTileWidth; x0 < f.w; x0 += static_cast<int>(gridDim.x) * kTileWidth) {
         const int x = x0 + 2 * static_cast<int>(threadIdx.x), lx = 2 * static_cast<int>(threadIdx.x);
-        if constexpr (C == ChromaFilter::Nearest && (F == PixelFormat::YUYV || F == PixelFormat::UYVY)) {
-          if (x < f.w) decode_macropixels<F>(f, color, x, y, x + 1 < f.w, rows, tile, 3 * lx);
-        } else if (x < f.w) {
+        if (x < f.w) {
           const bool right = x + 1 < f.w;
           frame::decode_pixel(decode, f, x, y, &tile[0][3 * lx]);
           if (right) frame::decode_pixel(decode, f, x + 1, y, &tile[0][3 * lx + 3]);
@@ -101,11 +82,12 @@ __global__ void __launch_bounds__(kThreads) decode_frames(const __grid_constant_
   }
 }
 
-// 4:2:0 frames with nearest chroma, the video decoders' and cameras' common
-// case: a thread per 8 x 2 pixels (four chroma samples), a block per tile of
-// 2 rows x kWideTile pixels, the tile's rows stored 16 bytes at a time.
-// The pixels are worked out on words: the bytes picked from the loaded words
-// and the results packed with byte permutes (decode_8x2).
+// 4:2:0 and 4:2:2 frames with nearest chroma, the video decoders' and
+// cameras' common cases: a thread per 8 x 2 pixels (four chroma samples a
+// row, shared by the two rows in 4:2:0), a block per tile of 2 rows x
+// kWideTile pixels, the tile's rows stored 16 bytes at a time. The pixels
+// are worked out on words: the bytes picked from the loaded words and the
+// results packed with byte permutes (decode_8x2).
 // Aligned (DecodeFrames::aligned): every frame's rows allow whole-word loads
 // and 16-byte stores, so the kernel checks nothing per thread. H200, 64 1080p
 // NV12 frames, x a D2D copy of the bytes read and written: 0.60 with the
@@ -113,7 +95,8 @@ __global__ void __launch_bounds__(kThreads) decode_frames(const __grid_constant_
 // checks, 0.83 with the words as well (an experiment's harness, the same
 // kernels side by side). A thread per 8 x 4 pixels, per 4 x 2, and each
 // thread storing its own 24 bytes a row to global memory (no shared tile:
-// 0.52) were slower.
+// 0.52) were slower. YUYV, a thread per 2 x 2 pixels with byte loads before:
+// 0.34 -> 0.78 here.
 constexpr int kWidePixels = 8;
 constexpr int kWideTile = kThreads * kWidePixels;
 
@@ -126,15 +109,17 @@ __device__ __forceinline__ std::uint32_t pack4(std::uint32_t a, std::uint32_t b,
 }
 
 // The 8 x 2 pixels of luma words l[r] (8 pixels of row r) and chroma words
-// u, v (4 samples each) as R, G, B bytes: three 8-byte words a row.
-__device__ __forceinline__ void decode_8x2(const ColorCoefficients& c, const uint2 (&l)[2], std::uint32_t u,
-                                           std::uint32_t v, uint2 (&rgb)[2][3]) {
+// u[r], v[r] (4 samples each; 4:2:0 passes the same words for both rows, and
+// the compiler works their terms out once) as R, G, B bytes: three 8-byte
+// words a row.
+__device__ __forceinline__ void decode_8x2(const ColorCoefficients& c, const uint2 (&l)[2], const std::uint32_t (&u)[2],
+                                           const std::uint32_t (&v)[2], uint2 (&rgb)[2][3]) {
   std::uint32_t bytes[2][24];
 #pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const ChromaTerms t = chroma_terms(c, byte_of(u, k), byte_of(v, k));
+  for (int k = 0; k < 4; ++k)
 #pragma unroll
-    for (int r = 0; r < 2; ++r)
+    for (int r = 0; r < 2; ++r) {
+      const ChromaTerms t = chroma_terms(c, byte_of(u[r], k), byte_of(v[r], k));
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const int p = 2 * k + e;
@@ -153,41 +138,61 @@ __device__ __forceinline__ void decode_8x2(const ColorCoefficients& c, const uin
     }
 }
 
-// n (<= 8) bytes from src as a word pair, the rest 0.
-__device__ __forceinline__ uint2 load_bytes(const std::uint8_t* src, int n) {
-  std::uint32_t w[2] = {0, 0};
+// n (<= 16) bytes from src as four words, the rest 0.
+__device__ __forceinline__ uint4 load_bytes(const std::uint8_t* src, int n) {
+  std::uint32_t w[4] = {0, 0, 0, 0};
   for (int k = 0; k < n; ++k) w[k >> 2] |= static_cast<std::uint32_t>(src[k]) << (8 * (k & 3));
-  return make_uint2(w[0], w[1]);
+  return make_uint4(w[0], w[1], w[2], w[3]);
 }
+__device__ __forceinline__ uint2 low_half(uint4 w) { return make_uint2(w.x, w.y); }
+
+__host__ __device__ constexpr bool is_422(PixelFormat f) { return f == PixelFormat::YUYV || f == PixelFormat::UYVY; }
 
 // The luma words of rows y and y + rows - 1 at x (a last single row decodes
-// its row twice) and the four chroma samples' U and V words.
+// its row twice) and each row's four chroma samples' U and V words.
 template <PixelFormat F, bool Aligned>
 __device__ __forceinline__ void load_8x2(const frame::FrameRef& f, int x, int y, int rows, uint2 (&l)[2],
-                                         std::uint32_t& u, std::uint32_t& v) {
-  const std::uint8_t* luma[2] = {f.row(0, y) + x, f.row(0, y + rows - 1) + x};
-  const int n = Aligned ? kWidePixels : min(kWidePixels, f.w - x);
+                                         std::uint32_t (&u)[2], std::uint32_t (&v)[2]) {
+  const int last = y + rows - 1;
   const int samples = Aligned ? 4 : min(4, ((f.w + 1) >> 1) - (x >> 1));
+  if constexpr (is_422(F)) {
+    // Four macropixels a row (16 bytes): Y0 U Y1 V (YUYV) or U Y0 V Y1 (UYVY).
+    constexpr bool kYuyv = F == PixelFormat::YUYV;
 #pragma unroll
-  for (int r = 0; r < 2; ++r) l[r] = Aligned ? *reinterpret_cast<const uint2*>(luma[r]) : load_bytes(luma[r], n);
+    for (int r = 0; r < 2; ++r) {
+      const std::uint8_t* m = f.row(0, r == 0 ? y : last) + 2 * x;
+      const uint4 w = Aligned ? *reinterpret_cast<const uint4*>(m) : load_bytes(m, 4 * samples);
+      const unsigned lumas = kYuyv ? 0x6420 : 0x7531, us = kYuyv ? 0x0051 : 0x0040, vs = kYuyv ? 0x0073 : 0x0062;
+      l[r] = make_uint2(__byte_perm(w.x, w.y, lumas), __byte_perm(w.z, w.w, lumas));
+      u[r] = __byte_perm(__byte_perm(w.x, w.y, us), __byte_perm(w.z, w.w, us), 0x5410);
+      v[r] = __byte_perm(__byte_perm(w.x, w.y, vs), __byte_perm(w.z, w.w, vs), 0x5410);
+    }
+    return;
+  }
+  const std::uint8_t* luma[2] = {f.row(0, y) + x, f.row(0, last) + x};
+  const int n = Aligned ? kWidePixels : min(kWidePixels, f.w - x);
+#pragma unroll
+  for (int r = 0; r < 2; ++r)
+    l[r] = Aligned ? *reinterpret_cast<const uint2*>(luma[r]) : low_half(load_bytes(luma[r], n));
   if constexpr (F == PixelFormat::NV12 || F == PixelFormat::NV21) {
     const std::uint8_t* pairs = f.row(1, y >> 1) + x;  // U V U V ... (NV21: V U)
-    const uint2 w = Aligned ? *reinterpret_cast<const uint2*>(pairs) : load_bytes(pairs, 2 * samples);
+    const uint2 w = Aligned ? *reinterpret_cast<const uint2*>(pairs) : low_half(load_bytes(pairs, 2 * samples));
     const std::uint32_t even = __byte_perm(w.x, w.y, 0x6420), odd = __byte_perm(w.x, w.y, 0x7531);
-    u = F == PixelFormat::NV12 ? even : odd;
-    v = F == PixelFormat::NV12 ? odd : even;
+    u[0] = F == PixelFormat::NV12 ? even : odd;
+    v[0] = F == PixelFormat::NV12 ? odd : even;
   } else {
     const int u_plane = F == PixelFormat::I420 ? 1 : 2;  // YV12: V's plane first
     const std::uint8_t* us = f.row(u_plane, y >> 1) + (x >> 1);
     const std::uint8_t* vs = f.row(3 - u_plane, y >> 1) + (x >> 1);
-    u = Aligned ? *reinterpret_cast<const std::uint32_t*>(us) : load_bytes(us, samples).x;
-    v = Aligned ? *reinterpret_cast<const std::uint32_t*>(vs) : load_bytes(vs, samples).x;
+    u[0] = Aligned ? *reinterpret_cast<const std::uint32_t*>(us) : load_bytes(us, samples).x;
+    v[0] = Aligned ? *reinterpret_cast<const std::uint32_t*>(vs) : load_bytes(vs, samples).x;
   }
+  u[1] = u[0], v[1] = v[0];  // 4:2:0: both rows share the chroma row
 }
 
 template <PixelFormat F, bool Aligned>
-__global__ void __launch_bounds__(kThreads) decode_420_nearest(const __grid_constant__ DecodeFrames frames,
-                                                               const ColorCoefficients color) {
+__global__ void __launch_bounds__(kThreads) decode_wide(const __grid_constant__ DecodeFrames frames,
+                                                        const ColorCoefficients color) {
   __shared__ __align__(16) std::uint8_t tile[2][kWideTile * 3];
   for (std::int64_t i = blockIdx.z; i < frames.count; i += gridDim.z) {
     const DecodeFrameRow& row = frames.table != nullptr ? frames.table[i] : frames.inline_rows[i];
@@ -199,7 +204,7 @@ __global__ void __launch_bounds__(kThreads) decode_420_nearest(const __grid_cons
         const int lx = kWidePixels * static_cast<int>(threadIdx.x), x = x0 + lx;
         if (x < f.w) {
           uint2 luma[2], out[2][3];
-          std::uint32_t u, v;
+          std::uint32_t u[2], v[2];
           load_8x2<F, Aligned>(f, x, y, rows, luma, u, v);
           decode_8x2(color, luma, u, v, out);  // pixels past the frame's edge read 0 and are never stored
 #pragma unroll
@@ -226,20 +231,15 @@ __global__ void __launch_bounds__(kThreads) decode_420_nearest(const __grid_cons
 
 using Kernel = void (*)(const DecodeFrames, ColorCoefficients);
 
-// 4:2:0 with nearest chroma: the wide kernel.
+// 4:2:0 and 4:2:2 with nearest chroma: the wide kernel.
 bool is_wide(const FrameDecode& d) {
-  return d.chroma == ChromaFilter::Nearest && (d.format == PixelFormat::NV12 || d.format == PixelFormat::NV21 ||
-                                               d.format == PixelFormat::I420 || d.format == PixelFormat::YV12);
+  return d.chroma == ChromaFilter::Nearest && d.format != PixelFormat::Channels && d.format < PixelFormat::BayerRGGB;
 }
 
 template <PixelFormat F>
 Kernel yuv_kernel(ChromaFilter c, bool aligned) {
-  if constexpr (F == PixelFormat::YUYV || F == PixelFormat::UYVY)
-    return c == ChromaFilter::Linear ? decode_frames<F, ChromaFilter::Linear> : decode_frames<F, ChromaFilter::Nearest>;
-  else if (c == ChromaFilter::Linear)
-    return decode_frames<F, ChromaFilter::Linear>;
-  else
-    return aligned ? decode_420_nearest<F, true> : decode_420_nearest<F, false>;
+  if (c == ChromaFilter::Linear) return decode_frames<F, ChromaFilter::Linear>;
+  return aligned ? decode_wide<F, true> : decode_wide<F, false>;
 }
 
 Kernel kernel_for(const FrameDecode& d, bool aligned) {
@@ -266,12 +266,14 @@ bool decodes_in_words(const DecodeFrameRow& row, PixelFormat format) {
   auto rows_on = [&](int plane, std::int64_t boundary) {
     return reinterpret_cast<std::uintptr_t>(f.base + f.offset[plane]) % boundary == 0 && f.pitch[plane] % boundary == 0;
   };
-  if (f.w % 16 != 0 || reinterpret_cast<std::uintptr_t>(row.rgb) % 16 != 0 || !rows_on(0, 8)) return false;
+  if (f.w % 16 != 0 || reinterpret_cast<std::uintptr_t>(row.rgb) % 16 != 0) return false;
   switch (format) {
     case PixelFormat::NV12:
-    case PixelFormat::NV21: return rows_on(1, 8);
+    case PixelFormat::NV21: return rows_on(0, 8) && rows_on(1, 8);
     case PixelFormat::I420:
-    case PixelFormat::YV12: return rows_on(1, 4) && rows_on(2, 4);
+    case PixelFormat::YV12: return rows_on(0, 8) && rows_on(1, 4) && rows_on(2, 4);
+    case PixelFormat::YUYV:
+    case PixelFormat::UYVY: return rows_on(0, 16);
     default: return false;
   }
 }
