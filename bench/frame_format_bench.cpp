@@ -30,6 +30,7 @@
 #if FERRY_HAVE_CUDA
 #include "bench/gpu_timing.h"
 #include "bench/staging_ceiling.h"
+#include "core/context_options.h"
 #include "core/convert/cuda/frame_decode_kernel.h"
 #endif
 
@@ -228,7 +229,7 @@ int run(const Options& o) {
                     bus_ms / ferry_batch_ms, pinned ? 0.95 : 0.9, true, note});
     if (pinned) continue;
     // What this host's memory allows from pageable memory, nothing of ferry's in it (staging_ceiling.h).
-    const int threads = ferry::bench::default_staging_threads();
+    const int threads = ferry::core::staging_thread_count(0);  // the context's: its option is 0
     const double ceiling_ms =
         1e3 * ferry::bench::staging_ceiling_seconds({{pageable.data(), batch_bytes}}, threads, 16 << 20, 10, engine);
     std::snprintf(note, sizeof note,

@@ -4,11 +4,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #include <thread>
 
+#include "bench/gpu_timing.h"
 #include "core/stage/staging_copy.h"
 #include "core/store_fence.h"
 
@@ -17,23 +16,12 @@ namespace {
 
 constexpr std::size_t kPieceBytes = std::size_t{256} << 10;
 
-void check_cuda(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return;
-  std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-  std::exit(1);
-}
-
 struct Piece {
   const std::uint8_t* from;
   std::size_t to, bytes, chunk;  // its offset in the pinned buffer, its size, its chunk
 };
 
 }  // namespace
-
-int default_staging_threads() {
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  return static_cast<int>(std::clamp(cores * 3 / 4, 2u, 16u));
-}
 
 double staging_ceiling_seconds(const SourceRanges& source, int threads, std::size_t chunk_bytes, int passes,
                                cudaStream_t stream) {

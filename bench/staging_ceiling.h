@@ -26,8 +26,4 @@ using SourceRanges = std::vector<std::pair<const void*, std::size_t>>;
 double staging_ceiling_seconds(const SourceRanges& source, int threads, std::size_t chunk_bytes, int passes,
                                cudaStream_t stream);
 
-// ferry's default staging thread count (ferry_context_options.staging_threads = 0): three quarters of
-// the host's cores, 2 to 16.
-int default_staging_threads();
-
 }  // namespace ferry::bench

@@ -1,11 +1,19 @@
 #include "core/context_options.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <thread>
 
 #include "core/enum_field.h"
 #include "core/error.h"
 
 namespace ferry::core {
+
+int staging_thread_count(int option) {
+  if (option > 0) return option;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<int>(std::clamp(cores * 3 / 4, 2u, 16u));
+}
 
 void validate_context_options(const ContextOptions& o) {
   checked_enum_field(o.device_kind, {DeviceKind::Auto, DeviceKind::Cpu, DeviceKind::Cuda}, "options->device_kind",

@@ -13,17 +13,6 @@ namespace {
 // wait for a place only that thread can give back.
 thread_local bool tl_on_completion_thread = false;
 
-int default_staging_threads(int option) {
-  if (option > 0) return option;
-  // Three quarters of the cores, the rest left to the caller's own work. Measured
-  // on H200 hosts of 16 cores: host copies reach 44.5 GB/s with 4 threads, 57.5
-  // with 16; 256 pageable images of 300-500 px staged at 0.62-0.78 of the bus
-  // limit with 8 threads, 0.91 with 12, 0.82-0.88 with 16 (the caller's and the
-  // completion thread then share the cores).
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  return static_cast<int>(std::clamp(cores * 3 / 4, 2u, 16u));
-}
-
 }  // namespace
 
 Stager::Stager(Parts parts)
@@ -36,7 +25,7 @@ Stager::Stager(Parts parts)
       link_(std::make_shared<StagerLink>()),
       output_home_(std::make_shared<OutputHome>()),
       gate_(parts_.options.max_batches_in_flight, parts_.counters->busy_ns),
-      staging_pool_(parts_.convert_on_host ? 1 : default_staging_threads(parts_.options.staging_threads),
+      staging_pool_(parts_.convert_on_host ? 1 : staging_thread_count(parts_.options.staging_threads),
                     [placement = parts_.placement] { bind_this_thread(placement); }) {
   link_->stager = this;
   output_home_->stager.store(this, std::memory_order_release);
