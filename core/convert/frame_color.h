@@ -28,19 +28,27 @@ struct FrameRef {
 FERRY_FRAME_FN int imin(int a, int b) { return a < b ? a : b; }
 FERRY_FRAME_FN int imax(int a, int b) { return a > b ? a : b; }
 
-// A chroma sample's share of R, G and B (with the rounding half), worked out
-// once for the pixels that share the sample.
+// A chroma sample's share of R, G and B, worked out once for the pixels
+// that share the sample.
 struct ChromaTerms {
   int r, g, b;
 };
-FERRY_FRAME_FN ChromaTerms chroma_terms(const ColorCoefficients& c, int u, int v) {
-  const int cu = u - 128, cv = v - 128, half = 1 << 19;
-  return {c.crv * cv + half, c.cgu * cu + c.cgv * cv + half, c.cbu * cu + half};
+// From U and V less 128 (the GPU's linear chroma works them out so), and from U and V.
+FERRY_FRAME_FN ChromaTerms centred_chroma_terms(const ColorCoefficients& c, int cu, int cv) {
+  return {c.crv * cv, c.cgu * cu + c.cgv * cv, c.cbu * cu};
 }
-// y' of the formula, and one channel from y' and the chroma's term: the
-// pieces that luma_to_rgb puts together, for the GPU's word-wise kernel.
-FERRY_FRAME_FN int scaled_luma(const ColorCoefficients& c, int y) { return imax(0, y - c.y_offset) * c.cy; }
-FERRY_FRAME_FN int channel_of(int luma, int term) { return imax(0, imin((luma + term) >> 20, 255)); }
+FERRY_FRAME_FN ChromaTerms chroma_terms(const ColorCoefficients& c, int u, int v) {
+  return centred_chroma_terms(c, u - 128, v - 128);
+}
+// y' of the formula with the rounding half (added once here, not to each of
+// the three channels), and one channel from it and the chroma's term, before
+// and after its clamp to 0..255: the pieces that luma_to_rgb puts together,
+// for the GPU's word-wise kernel (which clamps as it packs).
+FERRY_FRAME_FN int scaled_luma(const ColorCoefficients& c, int y) {
+  return imax(0, y - c.y_offset) * c.cy + (1 << 19);
+}
+FERRY_FRAME_FN int unclamped_channel(int luma, int term) { return (luma + term) >> 20; }
+FERRY_FRAME_FN int channel_of(int luma, int term) { return imax(0, imin(unclamped_channel(luma, term), 255)); }
 FERRY_FRAME_FN void luma_to_rgb(const ColorCoefficients& c, const ChromaTerms& t, int y, std::uint8_t* rgb) {
   const int luma = scaled_luma(c, y);
   rgb[0] = static_cast<std::uint8_t>(channel_of(luma, t.r));

@@ -4,9 +4,10 @@
 // apart, through ferry_transform_apply on device frames (a decoder's surface;
 // the device output poisoned first) and through ferry_batch_submit from
 // pageable, registered and pinned memory (batches in one buffer, frames of different
-// sizes, one chunk and several). Frames 64 pixels wide in packed planes take
-// the 4:2:0 decoder's whole-word path (decodes_in_words); the odd sizes and
-// padded planes its byte-wise one.
+// sizes, one chunk and several). Frames 16, 48 and 64 pixels wide in packed
+// planes take the decoder's whole-word path (decodes_in_words) for every
+// format and filter, a group at the right edge among them, and 33 rows a last
+// single row; the odd sizes and padded planes take its byte-wise one.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -79,7 +80,7 @@ TEST(FrameGpu, EveryFormatMatchesTheCpuBackend) {
   const ColorOptions options[] = {{FERRY_COLOR_BT601, FERRY_RANGE_LIMITED, FERRY_CHROMA_NEAREST},
                                   {FERRY_COLOR_BT709, FERRY_RANGE_LIMITED, FERRY_CHROMA_LINEAR},
                                   {FERRY_COLOR_BT2020, FERRY_RANGE_FULL, FERRY_CHROMA_LINEAR}};
-  const std::int64_t sizes[][2] = {{2, 2}, {7, 5}, {48, 64}, {135, 241}};
+  const std::int64_t sizes[][2] = {{2, 2}, {7, 5}, {4, 16}, {33, 48}, {48, 64}, {135, 241}};
   int compared = 0;
   for (ferry_pixel_format f : all_frame_formats)
     for (const ColorOptions& o : options)
@@ -97,7 +98,7 @@ TEST(FrameGpu, EveryFormatMatchesTheCpuBackend) {
                 << hw[1] << "x" << hw[0] << " layout " << static_cast<int>(layout) << " dtype " << t.out_dtype;
             ++compared;
           }
-  EXPECT_EQ(compared, 10 * 3 * 4 * 3 * 2);
+  EXPECT_EQ(compared, 10 * 3 * 6 * 3 * 2);
   ferry_context_destroy(gpu);
   ferry_context_destroy(cpu);
 }

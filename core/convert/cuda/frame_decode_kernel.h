@@ -23,14 +23,14 @@ struct DecodeFrames {
   DecodeFrameRow inline_rows[kInlineFrames];
   const DecodeFrameRow* table = nullptr;  // device memory, when count > kInlineFrames
   std::int64_t count = 0;
-  bool aligned = false;  // decodes_in_words holds for every frame: the wide kernel checks nothing per thread
+  bool aligned = false;  // decodes_in_words holds for every frame: the kernel checks nothing per thread
 };
 
-// Whether a frame's planes and RGB rows allow the wide kernel's whole words
-// (4:2:0 and 4:2:2, nearest chroma): a width that is a multiple of 16 (whole
-// 8-pixel groups, RGB rows of whole 16-byte words), luma (and NV12/NV21
-// chroma) rows on 8-byte boundaries, I420/YV12 chroma rows on 4-byte ones,
-// YUYV/UYVY rows on 16-byte ones, the RGB image on a 16-byte one.
+// Whether a frame's planes and RGB rows allow the kernel's whole words: a
+// width that is a multiple of 16 (whole 8-pixel groups, RGB rows of whole
+// 16-byte words), luma (and NV12/NV21 chroma) rows and Bayer rows on 8-byte
+// boundaries, I420/YV12 chroma rows on 4-byte ones, YUYV/UYVY rows on
+// 16-byte ones, the RGB image on a 16-byte one.
 bool decodes_in_words(const DecodeFrameRow& row, PixelFormat format);
 
 // max_h, max_w: the largest frame's.
