@@ -37,6 +37,7 @@ __device__ __forceinline__ void store_row(std::uint8_t* dst, const std::uint8_t*
 
 // store_row where dst is 16-byte aligned and bytes a multiple of 16 (DecodeFrames::aligned).
 __device__ __forceinline__ void store_words(std::uint8_t* dst, const std::uint8_t* src, int bytes) {
+  __builtin_assume(__isGlobal(dst));  // global stores, not generic ones (the RGB images are device memory)
   auto* d = reinterpret_cast<uint4*>(dst);
   const auto* s = reinterpret_cast<const uint4*>(src);
   for (int k = static_cast<int>(threadIdx.x); k < bytes / 16; k += kThreads) d[k] = s[k];
