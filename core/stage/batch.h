@@ -194,6 +194,7 @@ class Batch : public std::enable_shared_from_this<Batch> {
   void* batch_table_ = nullptr;
   EventHandle table_event_ = nullptr;
   bool entry_on_handoff_ = false;      // recorded on the hand-off stream: every chunk waits, else only off-home ones
+  bool entry_pending_ = false;         // entry_event_ not recorded yet: the first chunk records it (follow_entry)
   std::optional<Error> error_;
   EventHandle done_event_ = nullptr;
   bool owns_done_event_ = false;  // from the event pool; else it is the single chunk's own end event

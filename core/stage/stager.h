@@ -123,6 +123,9 @@ class Stager {
   bool classify(Batch& batch, SourcePolicy policy);
   void plan_streams(Batch& batch, std::uint64_t chunk_bytes);
   void allocate_output(Batch& batch, const OutputDesc* output);
+  // Whether the submitting thread runs the batch itself (launch): pinned,
+  // registered and resident sources, and short batches.
+  bool runs_in_submit(const Batch& batch) const noexcept;
   // The batch's per-sample table, uploaded once at submit and freed with the
   // batch's other resources (Batch::batch_table_).
   void upload_batch_table(Batch& batch);
@@ -141,6 +144,9 @@ class Stager {
   // has_copy false for a chunk that only converts (a resident gather).
   bool timed_on_device(const Batch& batch, bool has_copy) const noexcept;
   void abandon_chunk(ChunkWork& work, void* slot, bool copy_queued, StreamHandle stream) noexcept;
+  // Makes the chunk's stream follow the batch's entry event where it must
+  // (allocate_output), recording the event first if it is still pending.
+  void follow_entry(Batch& batch, const ChunkWork& work, StreamHandle stream);
   // The converter reads a view's samples 0 .. count-1 as global first ..
   // first+count-1: the caller's view from sample `first` on.
   static SourceView view_from(SourceView view, std::int64_t first);

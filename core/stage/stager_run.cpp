@@ -141,8 +141,7 @@ void Stager::run_chunk(Batch& b, ChunkWork& work, void* slot) {
       slot = nullptr;
       ring_->release_after_copy(copied, s);
     }
-    if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
-      runtime_.stream_wait(s, b.entry_event_);  // the conversion writes: after what it must follow (allocate_output)
+    follow_entry(b, work, s);  // the conversion writes: after what it must follow (allocate_output)
     if (b.table_event_ != nullptr && work.stream_index != b.submitted.home_index)
       runtime_.stream_wait(s, b.table_event_);  // the batch's table, copied on the home stream
     start = Clock::now();
@@ -165,6 +164,15 @@ void Stager::run_chunk(Batch& b, ChunkWork& work, void* slot) {
     abandon_chunk(work, slot, copy_started, s);
     throw;
   }
+}
+
+void Stager::follow_entry(Batch& b, const ChunkWork& work, StreamHandle s) {
+  if (b.entry_event_ == nullptr) return;
+  if (b.entry_pending_) {  // only the thread that runs the chunks reads or writes it
+    runtime_.event_record(b.entry_event_, b.submitted.handoff_stream);
+    b.entry_pending_ = false;
+  }
+  if (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index) runtime_.stream_wait(s, b.entry_event_);
 }
 
 // Whatever was queued on s must be waited for before the batch's memory (and

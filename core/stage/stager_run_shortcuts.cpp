@@ -29,8 +29,7 @@ void Stager::run_resident_chunk(Batch& b, ChunkWork& work) {
   const bool timed = timed_on_device(b, false);
   if (timed) work.start = memory_.timing_event_pool().acquire();
   take_done_event(work, timed);
-  if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
-    runtime_.stream_wait(s, b.entry_event_);
+  follow_entry(b, work, s);
   if (b.table_event_ != nullptr && work.stream_index != b.submitted.home_index)
     runtime_.stream_wait(s, b.table_event_);
   if (work.start != nullptr) runtime_.event_record(work.start, s);
@@ -64,8 +63,7 @@ void Stager::run_copy_chunk(Batch& b, ChunkWork& work, void* slot) {
       work.copied = memory_.timing_event_pool().acquire();
     }
     take_done_event(work, timed);
-    if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
-      runtime_.stream_wait(s, b.entry_event_);
+    follow_entry(b, work, s);
     if (work.start != nullptr) runtime_.event_record(work.start, s);
     const auto start = Clock::now();
     if (slot != nullptr) {
@@ -105,8 +103,7 @@ void Stager::run_in_place_chunk(Batch& b, ChunkWork& work, void* slot) {
   try {
     NvtxRange range("ferry convert in place");
     take_done_event(work, false);
-    if (b.entry_event_ != nullptr && (b.entry_on_handoff_ || work.stream_index != b.submitted.home_index))
-      runtime_.stream_wait(s, b.entry_event_);
+    follow_entry(b, work, s);
     if (b.table_event_ != nullptr && work.stream_index != b.submitted.home_index)
       runtime_.stream_wait(s, b.table_event_);
     StagedSamples staged;  // samples of different sizes: where each lies in the slot

@@ -258,7 +258,21 @@ void Stager::allocate_output(Batch& b, const OutputDesc* output) {
                        (!b.submitted.owns_output || b.submitted.view.resident.device_indices != nullptr);
   if (!b.entry_on_handoff_ && (!b.submitted.owns_output || b.chunks_.size() == 1)) return;  // nothing to follow
   b.entry_event_ = memory_.event_pool().acquire();
+  // On the hand-off stream, where the submitting thread runs the batch: the
+  // first chunk records it (follow_entry), after its copy is queued and still
+  // before submit returns, so it follows the same work of the caller's and
+  // the copy starts one CUDA call sooner. Not on the home stream: recorded
+  // after a chunk's copy there, it would hold the other chunks behind it.
+  if (b.entry_on_handoff_ && runs_in_submit(b)) {
+    b.entry_pending_ = true;
+    return;
+  }
   runtime_.event_record(b.entry_event_, b.entry_on_handoff_ ? b.submitted.handoff_stream : b.submitted.home_stream);
+}
+
+bool Stager::runs_in_submit(const Batch& b) const noexcept {
+  return b.submitted.route == BatchRoute::kDirect || b.submitted.route == BatchRoute::kResident ||
+         b.submitted.short_path;
 }
 
 void Stager::upload_batch_table(Batch& b) {
@@ -296,8 +310,7 @@ void Stager::launch(const std::shared_ptr<Batch>& batch) noexcept {
   // input_bytes counts what crossed the bus: a resident gather moves nothing.
   if (b.resident_source_ == nullptr)
     counters_.input_bytes.fetch_add(b.submitted.input_bytes, std::memory_order_relaxed);
-  if (b.submitted.route == BatchRoute::kDirect || b.submitted.route == BatchRoute::kResident ||
-      b.submitted.short_path) {
+  if (runs_in_submit(b)) {
     run(b);  // no hand-off: queuing DMA from pinned memory, or a small copy, is faster here
     return;
   }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <cuda_runtime_api.h>
 
+#include <string>
 #include <vector>
 
 #include "tests/gpu/gpu_test_util.h"
@@ -114,49 +115,61 @@ TEST(StageHandoff, KernelOnTheHandoffStreamSeesTheOutput) {
   cudaStreamDestroy(s);
 }
 
+// For each way a batch runs: by the submitting thread, its entry event
+// recorded on the hand-off stream only after its first copy is queued (a
+// short batch, a source in ferry's pinned memory: Stager::follow_entry), and
+// by the staging thread (a long pageable batch, the event recorded in submit).
 TEST(StageHandoff, ReusedDestinationWaitsForTheHandoffStreamsReaders) {
   FERRY_REQUIRE_GPU();
-  ferry_context_t ctx = gpu_context();
-  cudaStream_t s = nullptr;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
-  const std::int64_t n = 16, h = 64, w = 64;
-  auto a = make_source(ctx, SourceKind::kPacked, n, h, w, 1);
-  auto c = make_source(ctx, SourceKind::kPacked, n, h, w, 2);
-  auto tr = make_transform(TransformKind::kDefault, n, h, w);
-  std::size_t bytes = 0;
-  ferry_output dest = padded_output(a->source, tr->t, &bytes);
-  void* device = nullptr;
-  ASSERT_EQ(cudaMalloc(&device, bytes), cudaSuccess);
-  ASSERT_EQ(cudaMemset(device, kPoison, bytes), cudaSuccess);
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  dest.data = device;
-  ferry_submit_options opts;
-  ferry_submit_options_init(&opts, sizeof opts);
-  opts.handoff_stream = s;
-  opts.has_handoff_stream = 1;
-  ferry_batch_t first = nullptr, second = nullptr;
-  ASSERT_EQ(ferry_batch_submit(&first, ctx, &a->source, &tr->t, &dest, &opts), FERRY_OK);
-  // A slow reader of batch A's output on s (about 20 ms of spinning first).
-  unsigned char* copy = nullptr;
-  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&copy), bytes), cudaSuccess);
-  slow_copy<<<64, 256, 0, s>>>(static_cast<const unsigned char*>(device), copy, bytes, 40ll * 1000 * 1000);
-  // Batch C into the same destination: it must not start before the reader is done.
-  ASSERT_EQ(ferry_batch_submit(&second, ctx, &c->source, &tr->t, &dest, &opts), FERRY_OK);
-  ASSERT_EQ(ferry_batch_wait(second), FERRY_OK);
-  std::vector<unsigned char> got(bytes);
-  ASSERT_EQ(cudaMemcpy(got.data(), copy, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-  const auto expected_a = expected_output(a->source, tr->t, dest, bytes);
-  EXPECT_EQ(first_difference(got.data(), expected_a.data(), bytes), -1);
-  DeviceReader reader;
-  const auto now = reader.read(s, device, bytes);
-  const auto expected_c = expected_output(c->source, tr->t, dest, bytes);
-  EXPECT_EQ(first_difference(now.data(), expected_c.data(), bytes), -1);
-  ferry_batch_release(first);
-  ferry_batch_release(second);
-  cudaFree(copy);
-  cudaFree(device);
-  EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
-  cudaStreamDestroy(s);
+  struct Case {
+    SourceKind kind;
+    std::int64_t n;
+  };
+  const Case cases[] = {{SourceKind::kPacked, 16}, {SourceKind::kFerryPinned, 16}, {SourceKind::kPacked, 128}};
+  for (const Case& k : cases) {
+    SCOPED_TRACE(std::string(name_of(k.kind)) + " source, " + std::to_string(k.n) + " samples");
+    ferry_context_t ctx = gpu_context();
+    cudaStream_t s = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    const std::int64_t n = k.n, h = 64, w = 64;
+    auto a = make_source(ctx, k.kind, n, h, w, 1);
+    auto c = make_source(ctx, k.kind, n, h, w, 2);
+    auto tr = make_transform(TransformKind::kDefault, n, h, w);
+    std::size_t bytes = 0;
+    ferry_output dest = padded_output(a->source, tr->t, &bytes);
+    void* device = nullptr;
+    ASSERT_EQ(cudaMalloc(&device, bytes), cudaSuccess);
+    ASSERT_EQ(cudaMemset(device, kPoison, bytes), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    dest.data = device;
+    ferry_submit_options opts;
+    ferry_submit_options_init(&opts, sizeof opts);
+    opts.handoff_stream = s;
+    opts.has_handoff_stream = 1;
+    ferry_batch_t first = nullptr, second = nullptr;
+    ASSERT_EQ(ferry_batch_submit(&first, ctx, &a->source, &tr->t, &dest, &opts), FERRY_OK);
+    // A slow reader of batch A's output on s (about 20 ms of spinning first).
+    unsigned char* copy = nullptr;
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&copy), bytes), cudaSuccess);
+    slow_copy<<<64, 256, 0, s>>>(static_cast<const unsigned char*>(device), copy, bytes, 40ll * 1000 * 1000);
+    // Batch C into the same destination: it must not start before the reader is done.
+    ASSERT_EQ(ferry_batch_submit(&second, ctx, &c->source, &tr->t, &dest, &opts), FERRY_OK);
+    ASSERT_EQ(ferry_batch_wait(second), FERRY_OK);
+    std::vector<unsigned char> got(bytes);
+    ASSERT_EQ(cudaMemcpy(got.data(), copy, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    const auto expected_a = expected_output(a->source, tr->t, dest, bytes);
+    EXPECT_EQ(first_difference(got.data(), expected_a.data(), bytes), -1);
+    DeviceReader reader;
+    const auto now = reader.read(s, device, bytes);
+    const auto expected_c = expected_output(c->source, tr->t, dest, bytes);
+    EXPECT_EQ(first_difference(now.data(), expected_c.data(), bytes), -1);
+    ferry_batch_release(first);
+    ferry_batch_release(second);
+    cudaFree(copy);
+    cudaFree(device);
+    EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
+    cudaStreamDestroy(s);
+  }
 }
 
 // Spins one thread for `ns` nanoseconds of the GPU's global timer: work the
