@@ -95,7 +95,6 @@ __device__ __forceinline__ uint4 load_bytes(const std::uint8_t* src, int n) {
 }
 __device__ __forceinline__ uint2 low_half(uint4 w) { return make_uint2(w.x, w.y); }
 
-
 // ---- 4:2:0 and 4:2:2, nearest chroma: a chroma sample's terms shared by the pixels it covers.
 
 // The luma words of rows y and y + rows - 1 at x (a last single row decodes
