@@ -95,10 +95,30 @@ __device__ __forceinline__ uint4 load_bytes(const std::uint8_t* src, int n) {
 }
 __device__ __forceinline__ uint2 low_half(uint4 w) { return make_uint2(w.x, w.y); }
 
+// I420's U plane is 1, YV12's (V first) 2; the other chroma plane is 3 less it.
+constexpr int u_plane_of(PixelFormat f) { return f == PixelFormat::I420 ? 1 : 2; }
+
+// The 4:2:0 luma words of rows y and y + rows - 1 at x (a last single row
+// reads its row twice).
+template <bool Aligned>
+__device__ __forceinline__ void load_luma_420(const frame::FrameRef& f, int x, int y, int rows, uint2 (&l)[2]) {
+  const std::uint8_t* luma[2] = {f.row(0, y) + x, f.row(0, y + rows - 1) + x};
+  const int n = Aligned ? kPixels : min(kPixels, f.w - x);
+#pragma unroll
+  for (int r = 0; r < 2; ++r) l[r] = Aligned ? word_at<uint2>(luma[r]) : low_half(load_bytes(luma[r], n));
+}
+
+// The eight lumas of four 4:2:2 macropixels: Y0 U Y1 V (YUYV) or U Y0 V Y1 (UYVY).
+template <PixelFormat F>
+__device__ __forceinline__ uint2 macropixel_lumas(uint4 w) {
+  constexpr unsigned kLumas = F == PixelFormat::YUYV ? 0x6420 : 0x7531;
+  return make_uint2(__byte_perm(w.x, w.y, kLumas), __byte_perm(w.z, w.w, kLumas));
+}
+
 // ---- 4:2:0 and 4:2:2, nearest chroma: a chroma sample's terms shared by the pixels it covers.
 
-// The luma words of rows y and y + rows - 1 at x (a last single row decodes
-// its row twice) and each row's four chroma samples' U and V words.
+// The luma words of rows y and y + rows - 1 at x (load_luma_420) and each
+// row's four chroma samples' U and V words.
 template <PixelFormat F, bool Aligned>
 __device__ __forceinline__ void load_nearest(const frame::FrameRef& f, int x, int y, int rows, uint2 (&l)[2],
                                              std::uint32_t (&u)[2], std::uint32_t (&v)[2]) {
@@ -111,18 +131,14 @@ __device__ __forceinline__ void load_nearest(const frame::FrameRef& f, int x, in
     for (int r = 0; r < 2; ++r) {
       const std::uint8_t* m = f.row(0, r == 0 ? y : last) + 2 * x;
       const uint4 w = Aligned ? word_at<uint4>(m) : load_bytes(m, 4 * samples);
-      const unsigned lumas = kYuyv ? 0x6420 : 0x7531, us = kYuyv ? 0x0051 : 0x0040, vs = kYuyv ? 0x0073 : 0x0062;
-      l[r] = make_uint2(__byte_perm(w.x, w.y, lumas), __byte_perm(w.z, w.w, lumas));
+      const unsigned us = kYuyv ? 0x0051 : 0x0040, vs = kYuyv ? 0x0073 : 0x0062;
+      l[r] = macropixel_lumas<F>(w);
       u[r] = __byte_perm(__byte_perm(w.x, w.y, us), __byte_perm(w.z, w.w, us), 0x5410);
       v[r] = __byte_perm(__byte_perm(w.x, w.y, vs), __byte_perm(w.z, w.w, vs), 0x5410);
     }
     return;
   }
-  const std::uint8_t* luma[2] = {f.row(0, y) + x, f.row(0, last) + x};
-  const int n = Aligned ? kPixels : min(kPixels, f.w - x);
-#pragma unroll
-  for (int r = 0; r < 2; ++r)
-    l[r] = Aligned ? word_at<uint2>(luma[r]) : low_half(load_bytes(luma[r], n));
+  load_luma_420<Aligned>(f, x, y, rows, l);
   if constexpr (F == PixelFormat::NV12 || F == PixelFormat::NV21) {
     const std::uint8_t* pairs = f.row(1, y >> 1) + x;  // U V U V ... (NV21: V U)
     const uint2 w = Aligned ? word_at<uint2>(pairs) : low_half(load_bytes(pairs, 2 * samples));
@@ -130,9 +146,8 @@ __device__ __forceinline__ void load_nearest(const frame::FrameRef& f, int x, in
     u[0] = F == PixelFormat::NV12 ? even : odd;
     v[0] = F == PixelFormat::NV12 ? odd : even;
   } else {
-    const int u_plane = F == PixelFormat::I420 ? 1 : 2;  // YV12: V's plane first
-    const std::uint8_t* us = f.row(u_plane, y >> 1) + (x >> 1);
-    const std::uint8_t* vs = f.row(3 - u_plane, y >> 1) + (x >> 1);
+    const std::uint8_t* us = f.row(u_plane_of(F), y >> 1) + (x >> 1);
+    const std::uint8_t* vs = f.row(3 - u_plane_of(F), y >> 1) + (x >> 1);
     u[0] = Aligned ? word_at<std::uint32_t>(us) : load_bytes(us, samples).x;
     v[0] = Aligned ? word_at<std::uint32_t>(vs) : load_bytes(vs, samples).x;
   }
@@ -188,9 +203,8 @@ __device__ __forceinline__ void chroma_run_420(const frame::FrameRef& f, int cx,
     }
     u[4] = byte_of(tail, kU), v[4] = byte_of(tail, 1 - kU);
   } else {
-    const int u_plane = F == PixelFormat::I420 ? 1 : 2;  // YV12: V's plane first
-    const std::uint8_t* us = f.row(u_plane, cy);
-    const std::uint8_t* vs = f.row(3 - u_plane, cy);
+    const std::uint8_t* us = f.row(u_plane_of(F), cy);
+    const std::uint8_t* vs = f.row(3 - u_plane_of(F), cy);
     const std::uint32_t uw = word_at<std::uint32_t>(us + cx);
     const std::uint32_t vw = word_at<std::uint32_t>(vs + cx);
 #pragma unroll
@@ -207,8 +221,7 @@ __device__ __forceinline__ void run_422(const frame::FrameRef& f, int x, int y, 
   const std::uint8_t* row = f.row(0, y);
   const std::uint8_t* m = row + 4 * cx;
   const uint4 w = Aligned ? word_at<uint4>(m) : load_bytes(m, 4 * min(4, last + 1 - cx));
-  const unsigned lumas = kYuyv ? 0x6420 : 0x7531;
-  l = make_uint2(__byte_perm(w.x, w.y, lumas), __byte_perm(w.z, w.w, lumas));
+  l = macropixel_lumas<F>(w);
   const std::uint32_t words[4] = {w.x, w.y, w.z, w.w};
   constexpr int kU = kYuyv ? 1 : 0;  // U's byte in a macropixel; V two on
 #pragma unroll
@@ -267,10 +280,7 @@ __device__ __forceinline__ void decode_linear(const ColorCoefficients& c, const 
       }
     }
   } else {
-    const int last = y + rows - 1, n = Aligned ? kPixels : min(kPixels, f.w - x);
-    const std::uint8_t* luma[2] = {f.row(0, y) + x, f.row(0, last) + x};
-#pragma unroll
-    for (int r = 0; r < 2; ++r) l[r] = Aligned ? word_at<uint2>(luma[r]) : low_half(load_bytes(luma[r], n));
+    load_luma_420<Aligned>(f, x, y, rows, l);
     // Chroma sits between the two rows: 3/4 of their own chroma row, 1/4 of
     // the nearer other (above for row y, below for row y + 1), edges repeated.
     const int cx = x >> 1, cy = y >> 1, ch = (f.h + 1) >> 1;
