@@ -36,6 +36,7 @@
 #include "core/stage/chunk_planner.h"
 #include "core/stage/output_block.h"
 #include "core/stage/sample_layout.h"
+#include "core/stage/source_footprint.h"
 #include "core/stage/submit_options.h"
 
 namespace ferry::core {
@@ -77,6 +78,7 @@ struct ChunkWork {
   // untimed one has done alone, a plain event (Stager::take_done_event).
   EventHandle start = nullptr, copied = nullptr, done = nullptr;
   bool queued = false;  // its copy and kernel are queued (done recorded)
+  ChunkFootprint footprint;  // a batch that stages its footprint: the chunk's part, in its slot
 };
 
 // What prepare decided for a batch, and launch started it with: written
@@ -129,6 +131,8 @@ class Batch : public std::enable_shared_from_this<Batch> {
     if (error_) throw Error(*error_);
   }
   std::size_t chunk_count() const noexcept { return chunks_.size(); }
+  // What the batch staged of its source (off where whole samples): read once Gathered.
+  const SourceFootprint& footprint() const noexcept { return footprint_; }
   // The output block for a tensor reference (null for a caller's own output);
   // Status::InvalidHandle once the resources were given back, or the output
   // alone (a release after wait gives it back at once, Stager::release).
@@ -183,6 +187,9 @@ class Batch : public std::enable_shared_from_this<Batch> {
   // except the chunks, which only the running thread writes before Enqueued.
   friend class Stager;
   std::vector<ChunkWork> chunks_;
+  // A staged batch's source footprint (Stager::stages_footprint), worked out
+  // by the thread that runs its chunks; off where whole samples are staged.
+  SourceFootprint footprint_;
   std::vector<std::pair<const void*, std::size_t>> pinned_ranges_;  // registry entries to unpin
   // The ferry-allocated output, shared with tensor references (reset when
   // the resources are given back).

@@ -135,6 +135,11 @@ class Stager {
   // chunk's gathered staging buffer (run_staged), which it takes over.
   void run_chunk(Batch& batch, ChunkWork& work, void* slot);
   void run_staged(Batch& batch);  // stager_gather.cpp
+  // Whether a staged batch stages its source footprint alone (source_footprint.h).
+  bool stages_footprint(const Batch& batch) const noexcept;
+  // Queues the placing of a footprint-staged chunk's rows, its slot copied
+  // to `buffer` + packed_bytes, among its packed samples at `buffer`.
+  void place_rows(const ChunkFootprint& chunk, std::uint8_t* buffer, std::uint64_t packed_bytes, StreamHandle stream);
   void run_resident_chunk(Batch& batch, ChunkWork& work);
   void run_copy_chunk(Batch& batch, ChunkWork& work, void* slot);
   void run_in_place_chunk(Batch& batch, ChunkWork& work, void* slot);

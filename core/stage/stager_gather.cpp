@@ -7,12 +7,14 @@
 // staging threads: ferry staged them at 0.65-0.68 of the bus limit, where a
 // bare pipeline of the same threads, pieces and chunks without those waits
 // reached 0.81-0.82 (the host's copies under the DMA ran at 45 GB/s).
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <vector>
 
 #include "core/stage/nvtx.h"
+#include "core/stage/place_rows.h"
 #include "core/stage/stager.h"
 #include "core/stage/staging_copy.h"
 #include "core/store_fence.h"
@@ -30,8 +32,9 @@ constexpr std::uint64_t kGatherPieceBytes = std::uint64_t{256} << 10;
 // threads. Neither copied nor moved: the started job reads body_ in place.
 class ChunkGather {
  public:
-  ChunkGather(const Batch& b, const Chunk& c, void* slot, ThreadPool& pool, PipelineCounters& counters,
-              StagingRing& ring);
+  // f: the batch's footprint (off: its samples are staged whole).
+  ChunkGather(const Batch& b, const SourceFootprint& f, const ChunkWork& w, void* slot, ThreadPool& pool,
+              PipelineCounters& counters, StagingRing& ring);
   ChunkGather(const ChunkGather&) = delete;
   ChunkGather& operator=(const ChunkGather&) = delete;
   // Waits for the pieces still being copied, then gives the slot back unused.
@@ -46,22 +49,28 @@ class ChunkGather {
     std::size_t g;  // the sample
     std::uint64_t from, to;
   };
-  void piece_body(const Batch& b, const Chunk& c, std::uint8_t* dst, std::int64_t& count, std::int64_t& grain);
+  void piece_body(const Batch& b, const SourceFootprint& f, const ChunkWork& w, std::uint8_t* dst, std::int64_t& count,
+                  std::int64_t& grain);
 
   StagingRing& ring_;
   PipelineCounters& counters_;
   void* slot_;
   std::vector<Piece> pieces_;  // samples of different sizes
+  struct Rows {
+    std::uint32_t band;  // of the chunk
+    std::int32_t first, end;  // its rows [first, end)
+  };
+  std::vector<Rows> rows_;  // a footprint: the bands' rows, in pieces
   std::function<void(std::int64_t, std::int64_t)> body_;
   ThreadPool::Started started_;
 };
 
-ChunkGather::ChunkGather(const Batch& b, const Chunk& c, void* slot, ThreadPool& pool, PipelineCounters& counters,
-                         StagingRing& ring)
+ChunkGather::ChunkGather(const Batch& b, const SourceFootprint& f, const ChunkWork& w, void* slot, ThreadPool& pool,
+                         PipelineCounters& counters, StagingRing& ring)
     : ring_(ring), counters_(counters), slot_(slot) {
   std::int64_t count = 0, grain = 1;
   try {
-    piece_body(b, c, static_cast<std::uint8_t*>(slot), count, grain);
+    piece_body(b, f, w, static_cast<std::uint8_t*>(slot), count, grain);
     started_ = pool.start_for(0, count, body_, grain);
   } catch (...) {
     ring_.release_unused(slot_);
@@ -88,8 +97,9 @@ void* ChunkGather::finish() {
 }
 
 // The job's body over [0, count): the pieces of the chunk's samples.
-void ChunkGather::piece_body(const Batch& b, const Chunk& c, std::uint8_t* dst, std::int64_t& count,
-                             std::int64_t& grain) {
+void ChunkGather::piece_body(const Batch& b, const SourceFootprint& f, const ChunkWork& w, std::uint8_t* dst,
+                             std::int64_t& count, std::int64_t& grain) {
+  const Chunk& c = w.chunk;
   // The job runs after this returns: its bodies hold the batch's Submitted by pointer (the batch
   // outlives the job), the rest by value.
   const Submitted* s = &b.submitted;
@@ -104,6 +114,34 @@ void ChunkGather::piece_body(const Batch& b, const Chunk& c, std::uint8_t* dst, 
       counters->staging_ns.fetch_add(static_cast<std::uint64_t>(ns), std::memory_order_relaxed);
     };
   };
+  if (f.on()) {
+    // The chunk's bands, in pieces of about kGatherPieceBytes of rows, each
+    // row to the place in the slot the table (written here first) gives.
+    const PlaceBand* table = write_place_table(f, c.first, w.footprint, dst);
+    const auto* lists = reinterpret_cast<const std::int32_t*>(dst + w.footprint.list_offset);
+    for (std::size_t i = 0; i < w.footprint.band_count; ++i) {
+      const auto step = static_cast<std::int32_t>(std::max<std::uint64_t>(1, kGatherPieceBytes / table[i].bytes));
+      for (std::int32_t k = 0; k < table[i].rows; k += step)
+        rows_.push_back({static_cast<std::uint32_t>(i), k, std::min(table[i].rows, k + step)});
+    }
+    const FootprintBand* bands = f.bands.data() + w.footprint.first_band;
+    const Rows* rows = rows_.data();
+    count = static_cast<std::int64_t>(rows_.size());
+    // Small bands (a 224 x 224 image's window: 50-150 KB) go several to a piece.
+    const std::uint64_t slot_bytes = std::max<std::uint64_t>(1, w.footprint.slot_bytes);
+    grain = static_cast<std::int64_t>(std::max<std::uint64_t>(1, kGatherPieceBytes * rows_.size() / slot_bytes));
+    body_ = timed([dst, table, lists, bands, rows](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) {
+        const PlaceBand& p = table[rows[i].band];
+        const FootprintBand& band = bands[rows[i].band];
+        for (std::int32_t k = rows[i].first; k < rows[i].end; ++k) {
+          const std::int32_t row = band_row(p, lists, k);
+          staging_copy(dst + row_in_slot(p, k, row), band.from + row * band.from_pitch, p.bytes);
+        }
+      }
+    });
+    return;
+  }
   if (s->plan.variable_sizes()) {
     // Pieces of at most kGatherPieceBytes, cut inside samples whose rows a
     // memcpy reads: a sample each left the threads unevenly loaded (images
@@ -161,18 +199,50 @@ void ChunkGather::piece_body(const Batch& b, const Chunk& c, std::uint8_t* dst, 
 // waiting on this thread) before chunk k's is finished and its copy queued:
 // the staging threads go from one chunk's pieces to the next.
 void Stager::run_staged(Batch& b) {
-  auto start = [&](const Chunk& c, bool may_wait) -> std::unique_ptr<ChunkGather> {
-    const auto bytes = static_cast<std::size_t>(c.bytes);
+  if (stages_footprint(b)) {
+    const std::vector<SampleLayout> one{b.submitted.layout};
+    b.footprint_ = source_footprint_of(b.submitted.plan, b.submitted.view,
+                                       b.submitted.plan.variable_sizes() ? b.submitted.sample_layouts : one);
+  }
+  auto start = [&](ChunkWork& w, bool may_wait) -> std::unique_ptr<ChunkGather> {
+    if (b.footprint_.on()) w.footprint = chunk_footprint_of(b.footprint_, w.chunk.first, w.chunk.count);
+    const auto bytes = static_cast<std::size_t>(b.footprint_.on() ? w.footprint.slot_bytes : w.chunk.bytes);
     void* slot = may_wait ? ring_->acquire(bytes) : ring_->try_acquire(bytes);
     if (slot == nullptr) return nullptr;
-    return std::make_unique<ChunkGather>(b, c, slot, staging_pool_, counters_, *ring_);
+    return std::make_unique<ChunkGather>(b, b.footprint_, w, slot, staging_pool_, counters_, *ring_);
   };
   std::unique_ptr<ChunkGather> next;
   for (std::size_t k = 0; k < b.chunks_.size(); ++k) {
-    std::unique_ptr<ChunkGather> current = next ? std::move(next) : start(b.chunks_[k].chunk, true);
-    if (k + 1 < b.chunks_.size()) next = start(b.chunks_[k + 1].chunk, false);
+    std::unique_ptr<ChunkGather> current = next ? std::move(next) : start(b.chunks_[k], true);
+    if (k + 1 < b.chunks_.size()) next = start(b.chunks_[k + 1], false);
     run_chunk(b, b.chunks_[k], current->finish());
   }
+}
+
+}  // namespace ferry::core
+
+namespace ferry::core {
+
+// A resized batch gathered by the staging threads (not a short one, which
+// the kernel reads where it lies), whose chunks' tables fit 32-bit offsets.
+bool Stager::stages_footprint(const Batch& b) const noexcept {
+  const Submitted& s = b.submitted;
+  if (s.route != BatchRoute::kStaged || s.short_path || s.read_in_place || !s.plan.resize) return false;
+  constexpr std::uint64_t kMaxChunkBytes = std::uint64_t{1} << 31;
+  return std::all_of(b.chunks_.begin(), b.chunks_.end(),
+                     [](const ChunkWork& w) { return w.chunk.bytes < kMaxChunkBytes; });
+}
+
+void Stager::place_rows(const ChunkFootprint& chunk, std::uint8_t* buffer, std::uint64_t packed_bytes,
+                        StreamHandle s) {
+#if FERRY_HAVE_CUDA
+  if (converter_.is_cuda()) {
+    launch_place_rows(buffer + packed_bytes, chunk, buffer, s);
+    return;
+  }
+#endif
+  (void)s;
+  place_rows_on_host(buffer + packed_bytes, chunk, buffer);
 }
 
 }  // namespace ferry::core

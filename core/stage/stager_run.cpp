@@ -105,9 +105,14 @@ void Stager::run_chunk(Batch& b, ChunkWork& work, void* slot) {
     run_in_place_chunk(b, work, slot);
     return;
   }
+  // A footprint's slot (rows, table) is copied behind the chunk's packed
+  // samples in the input buffer, then its rows placed among them (place_rows).
+  const bool footprint = b.footprint_.on();
+  const std::uint64_t packed_bytes = footprint ? (c.bytes + 15) / 16 * 16 : c.bytes;
+  const std::uint64_t copy_bytes = footprint ? work.footprint.slot_bytes : c.bytes;
   StreamInputs::Lease lease = [&] {
     try {
-      return inputs_->lease(work.stream_index, static_cast<std::size_t>(c.bytes));
+      return inputs_->lease(work.stream_index, static_cast<std::size_t>(packed_bytes + (footprint ? copy_bytes : 0)));
     } catch (...) {
       if (slot != nullptr) ring_->release_unused(slot);
       throw;
@@ -129,7 +134,8 @@ void Stager::run_chunk(Batch& b, ChunkWork& work, void* slot) {
       NvtxRange range("ferry copy");
       copy_started = true;
       if (slot != nullptr) {
-        runtime_.copy(lease.buffer(), slot, static_cast<std::size_t>(c.bytes), s);
+        auto* buffer = static_cast<std::uint8_t*>(lease.buffer());
+        runtime_.copy(footprint ? buffer + packed_bytes : buffer, slot, static_cast<std::size_t>(copy_bytes), s);
       } else {
         copy_chunk_direct(b, c, lease.buffer(), s);
       }
@@ -141,6 +147,7 @@ void Stager::run_chunk(Batch& b, ChunkWork& work, void* slot) {
       slot = nullptr;
       ring_->release_after_copy(copied, s);
     }
+    if (footprint) place_rows(work.footprint, static_cast<std::uint8_t*>(lease.buffer()), packed_bytes, s);
     follow_entry(b, work, s);  // the conversion writes: after what it must follow (allocate_output)
     if (b.table_event_ != nullptr && work.stream_index != b.submitted.home_index)
       runtime_.stream_wait(s, b.table_event_);  // the batch's table, copied on the home stream

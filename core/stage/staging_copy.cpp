@@ -1,5 +1,6 @@
 #include "core/stage/staging_copy.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -25,7 +26,10 @@ void staging_copy(void* dst, const void* src, std::size_t n) noexcept {
   if (n >= kStreamingMinBytes) {
     auto* d = static_cast<std::uint8_t*>(dst);
     const auto* s = static_cast<const std::uint8_t*>(src);
-    const std::size_t head = (16u - (reinterpret_cast<std::uintptr_t>(d) & 15u)) & 15u;  // to 16-byte stores
+    // To a cache line: streamed stores fill whole lines only. A line that
+    // plain stores write too (its part of the previous or next copy's
+    // bytes: a footprint's runs lie side by side) would be flushed half-filled.
+    const std::size_t head = std::min<std::size_t>(n, (64u - (reinterpret_cast<std::uintptr_t>(d) & 63u)) & 63u);
     std::memcpy(d, s, head);
     d += head, s += head, n -= head;
     for (; n >= 64; d += 64, s += 64, n -= 64) {  // a cache line a step: its four loads, then its four stores

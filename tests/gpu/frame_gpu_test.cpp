@@ -4,7 +4,8 @@
 // apart, through ferry_transform_apply on device frames (a decoder's surface;
 // the device output poisoned first) and through ferry_batch_submit from
 // pageable, registered and pinned memory (batches in one buffer, frames of different
-// sizes, one chunk and several). Frames 16, 48 and 64 pixels wide in packed
+// sizes, one chunk and several; resized from pageable memory, only the plane
+// rows the decoder reads are staged: core/stage/source_footprint.h). Frames 16, 48 and 64 pixels wide in packed
 // planes take the decoder's whole-word path (decodes_in_words) for every
 // format and filter, a group at the right edge among them, and 33 rows a last
 // single row; the odd sizes and padded planes take its byte-wise one.
@@ -133,6 +134,14 @@ TEST(FrameGpu, BatchesFromPageableAndPinnedMemoryMatchTheCpuBackend) {
       EXPECT_EQ(first_difference(submitted_output(gpu, batch, t, buffer.size(), problem), want), "")
           << "pageable, one chunk, format " << f << " dtype " << t.out_dtype;
       EXPECT_EQ(problem, "");
+      if (t.resize_w != 0) {  // the staged footprint of linear chroma: a chroma row more each side
+        ferry_source linear = batch;
+        linear.chroma_filter = FERRY_CHROMA_LINEAR;
+        EXPECT_EQ(first_difference(submitted_output(gpu, linear, t, 2 * stride, problem), cpu_output(cpu, linear, t)),
+                  "")
+            << "pageable, linear chroma, format " << f;
+        EXPECT_EQ(problem, "");
+      }
       ASSERT_EQ(ferry_memory_register_host(gpu, buffer.data(), buffer.size()), FERRY_OK) << ferry_last_error();
       EXPECT_EQ(first_difference(submitted_output(gpu, batch, t, 2 * stride, problem), want), "")
           << "registered, format " << f;

@@ -28,8 +28,11 @@ class FailingBackend final : public core::HostRuntime {
  public:
   std::atomic<int> device_allocs_left{1 << 30};
   std::atomic<int> copies{0};
+  // Device memory comes poisoned: a kernel's read of bytes nothing wrote shows in its output.
   void* device_malloc(std::size_t bytes) override {
-    return device_allocs_left.fetch_sub(1) > 0 ? HostRuntime::device_malloc(bytes) : nullptr;
+    void* p = device_allocs_left.fetch_sub(1) > 0 ? HostRuntime::device_malloc(bytes) : nullptr;
+    if (p != nullptr) std::memset(p, 0xA5, bytes);
+    return p;
   }
   void copy(void* dst, const void* src, std::size_t bytes, core::StreamHandle stream) override {
     copies.fetch_add(1);

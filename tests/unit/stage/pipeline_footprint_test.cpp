@@ -1,0 +1,192 @@
+// The staged pipeline's source footprint (core/stage/source_footprint.h): a
+// resized batch from pageable memory stages only the bytes its taps read,
+// and converts exactly as one staged whole. Over the host runtime, whose
+// device memory comes poisoned (staged_pipeline_fixture.h), and whose
+// input buffers carry the last chunk's bytes: a read outside the footprint
+// changes the output.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "core/stage/source_footprint.h"
+#include "tests/support/frame_cases.h"
+#include "tests/support/variable_size_cases.h"
+#include "tests/unit/stage/staged_pipeline_fixture.h"
+
+namespace {
+
+using namespace ferry;
+using namespace ferry::test;
+using core::BatchRoute;
+
+std::uint64_t packed_bytes(const std::vector<ferry_sample_desc>& descs, std::int64_t c) {
+  std::uint64_t total = 0;
+  for (const ferry_sample_desc& d : descs) total += static_cast<std::uint64_t>(d.h * d.w * c);
+  return total;
+}
+
+// n random h x w x c images packed one after another, and their source.
+struct PackedImages {
+  std::vector<std::uint8_t> pixels;
+  ferry_source src{};
+};
+PackedImages packed_images(std::mt19937& rng, std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c) {
+  PackedImages k;
+  k.pixels.resize(static_cast<std::size_t>(n * h * w * c));
+  for (auto& p : k.pixels) p = static_cast<std::uint8_t>(rng());
+  ferry_source_init(&k.src, sizeof k.src);
+  k.src.data = k.pixels.data(), k.src.bytes = k.pixels.size();
+  k.src.n = n, k.src.h = h, k.src.w = w, k.src.c = c;
+  return k;
+}
+
+// Images of different sizes, each resized by a random interpolation and mode
+// from a random window, mirrored or not, in either layout, with padded rows
+// now and then: every batch converts as the reference does, and those whose
+// taps read little of their images stage that little.
+TEST_F(StagedPipeline, ResizedImagesStageOnlyWhatTheirTapsRead) {
+  build(4 << 20);
+  std::mt19937 rng(7);
+  int staged_in_part = 0;
+  for (int round = 0; round < 40; ++round) {
+    ResizedVariableCase r = random_resized_case(rng, 260, 96, 8);
+    VariableCase& k = r.k;
+    const ferry_source src = variable_source(k.descs, k.c, k.layout);
+    const std::uint64_t total = packed_bytes(k.descs, k.c);
+    if (total <= core::kShortPathBytes) continue;  // the kernel reads a short batch where it lies
+    auto b = submit(src, k.transform, nullptr, FERRY_SOURCE_STAGE, std::max<std::uint64_t>(1, total / 3));
+    ASSERT_EQ(b->submitted.route, BatchRoute::kStaged);
+    stager_->wait(*b);
+    const core::SourceFootprint& f = b->footprint();
+    if (f.on()) {
+      ++staged_in_part;
+      EXPECT_LT(f.row_bytes, total);
+    }
+    expect_matches(*b, src, k.transform);
+    stager_->release(*b);
+    if (HasFailure()) {
+      ADD_FAILURE() << "round " << round << ": interpolation " << k.transform.interpolation << ", mode "
+                    << k.transform.resize_mode << ", layout " << k.layout << ", c " << k.c << ", footprint "
+                    << (f.on() ? "on" : "off");
+      return;
+    }
+  }
+  EXPECT_GE(staged_in_part, 10);
+}
+
+// A RandomResizedCrop-like batch: one size of image, a window per sample,
+// bilinear to 64 x 64 with flips; the footprint is each window's rows and
+// columns, and is what the staging threads copy.
+TEST_F(StagedPipeline, CropWindowsStageTheirWindowsAlone) {
+  build(4 << 20);
+  std::mt19937 rng(11);
+  const std::int64_t n = 12, h = 180, w = 200, c = 3;
+  const PackedImages images = packed_images(rng, n, h, w, c);
+  const ferry_source& src = images.src;
+  std::vector<ferry_rectf> windows;
+  std::vector<std::uint8_t> mirrors;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float ww = static_cast<float>(std::uniform_int_distribution<int>(20, 120)(rng));
+    const float wh = static_cast<float>(std::uniform_int_distribution<int>(20, 120)(rng));
+    windows.push_back({std::uniform_real_distribution<float>(0, static_cast<float>(w) - ww)(rng),
+                       std::uniform_real_distribution<float>(0, static_cast<float>(h) - wh)(rng), ww, wh});
+    mirrors.push_back(static_cast<std::uint8_t>(i % 2));
+  }
+  ferry_transform t;
+  ferry_transform_init(&t, sizeof t);
+  t.resize_w = t.resize_h = 64;
+  t.interpolation = FERRY_INTERP_LINEAR;
+  t.out_dtype = FERRY_DTYPE_FLOAT16;
+  t.per_sample_window = windows.data();
+  t.per_sample_mirror = mirrors.data();
+  t.per_sample_count = n;
+  auto b = submit(src, t, nullptr, FERRY_SOURCE_STAGE, images.pixels.size() / 4);
+  stager_->wait(*b);
+  const core::SourceFootprint& f = b->footprint();
+  ASSERT_TRUE(f.on());
+  std::uint64_t window_bytes = 0;  // each window's pixels, its fractional edges widened to whole pixels
+  for (const ferry_rectf& r : windows) {
+    const auto x0 = static_cast<std::int64_t>(r.x), y0 = static_cast<std::int64_t>(r.y);
+    const auto x1 = static_cast<std::int64_t>(std::ceil(r.x + r.w));
+    const auto y1 = static_cast<std::int64_t>(std::ceil(r.y + r.h));
+    window_bytes += static_cast<std::uint64_t>((std::min(x1, w) - x0) * (std::min(y1, h) - y0) * c);
+  }
+  EXPECT_LE(f.row_bytes, window_bytes);
+  EXPECT_GE(f.row_bytes, window_bytes / 2);
+  expect_matches(*b, src, t);
+  stager_->release(*b);
+}
+
+// The CPU converter's output for (src, t), read from the caller's memory
+// with nothing staged: the reference for frames (convert_reference.h has
+// no decoder).
+std::vector<std::uint8_t> converted_in_place(core::Converter& converter, const ferry_source& src,
+                                             const ferry_transform& t) {
+  const core::ConvertPlan plan = core::make_convert_plan(api::to_core(src), api::to_core(t), nullptr);
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(plan.out_extent), kPoison);
+  converter.convert(plan, core::source_view_of(plan, api::to_core(src)), 0, plan.n, out.data(), nullptr);
+  return out;
+}
+
+// Frames of every format, resized: each plane staged by the rows its decoder
+// reads for the image rows the taps read (Bayer and linear chroma one more
+// each side), and decoded as the reference does.
+TEST_F(StagedPipeline, ResizedFramesStageThePlaneRowsTheirDecoderReads) {
+  build(4 << 20);
+  std::mt19937 rng(5);
+  int staged_in_part = 0;
+  for (const ferry_pixel_format format : all_frame_formats) {
+    for (const int chroma : {0, 1}) {
+      std::vector<TestFrame> frames;
+      for (int i = 0; i < 6; ++i)
+        frames.push_back(random_frame(rng, format, std::uniform_int_distribution<int>(150, 241)(rng),
+                                      std::uniform_int_distribution<int>(150, 333)(rng),
+                                      i % 2 ? PlaneLayout::padded : PlaneLayout::packed));
+      const std::vector<ferry_sample_desc> descs = frame_descs(frames);
+      ferry_source src = frames_source(format, descs);
+      src.chroma_filter = static_cast<ferry_chroma_filter>(chroma);
+      ferry_transform t;
+      ferry_transform_init(&t, sizeof t);
+      t.resize_w = 40, t.resize_h = 36;
+      t.interpolation = chroma ? FERRY_INTERP_NEAREST : FERRY_INTERP_LINEAR;
+      t.out_dtype = FERRY_DTYPE_UINT8;
+      auto b = submit(src, t, nullptr, FERRY_SOURCE_STAGE, 300 << 10);
+      stager_->wait(*b);
+      if (b->footprint().on()) ++staged_in_part;
+      const std::vector<std::uint8_t> expected = converted_in_place(*converter_, src, t);
+      ASSERT_EQ(b->submitted.info.bytes, expected.size());
+      EXPECT_EQ(first_difference(static_cast<const std::uint8_t*>(b->submitted.info.data), expected.data(),
+                                 expected.size()),
+                -1);
+      stager_->release(*b);
+      if (HasFailure()) {
+        ADD_FAILURE() << "format " << format << ", chroma filter " << chroma;
+        return;
+      }
+    }
+  }
+  EXPECT_GE(staged_in_part, 16);
+}
+
+// Where the taps read about everything (an upscale of whole images), or
+// nothing is resized, whole samples are staged.
+TEST_F(StagedPipeline, BatchesThatReadEverythingStageWholeSamples) {
+  build(4 << 20);
+  std::mt19937 rng(3);
+  const PackedImages images = packed_images(rng, 8, 100, 120, 3);
+  const ferry_source& src = images.src;
+  for (const bool resized : {true, false}) {
+    ferry_transform t;
+    ferry_transform_init(&t, sizeof t);
+    if (resized) t.resize_w = 300, t.resize_h = 250;
+    auto b = submit(src, t, nullptr, FERRY_SOURCE_STAGE);
+    stager_->wait(*b);
+    EXPECT_FALSE(b->footprint().on());
+    expect_matches(*b, src, t);
+    stager_->release(*b);
+  }
+}
+
+}  // namespace
