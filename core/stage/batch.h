@@ -187,7 +187,7 @@ class Batch : public std::enable_shared_from_this<Batch> {
   // except the chunks, which only the running thread writes before Enqueued.
   friend class Stager;
   std::vector<ChunkWork> chunks_;
-  // A staged batch's source footprint (Stager::stages_footprint), worked out
+  // A staged batch's source footprint (Stager::take_footprint), worked out
   // by the thread that runs its chunks; off where whole samples are staged.
   SourceFootprint footprint_;
   std::vector<std::pair<const void*, std::size_t>> pinned_ranges_;  // registry entries to unpin

@@ -135,8 +135,9 @@ class Stager {
   // chunk's gathered staging buffer (run_staged), which it takes over.
   void run_chunk(Batch& batch, ChunkWork& work, void* slot);
   void run_staged(Batch& batch);  // stager_gather.cpp
-  // Whether a staged batch stages its source footprint alone (source_footprint.h).
-  bool stages_footprint(const Batch& batch) const noexcept;
+  // A staged batch's source footprint (source_footprint.h), where it stages
+  // only that: Batch::footprint_.
+  void take_footprint(Batch& batch);  // stager_footprint.cpp
   // Queues the placing of a footprint-staged chunk's rows, its slot copied
   // to `buffer` + packed_bytes, among its packed samples at `buffer`.
   void place_rows(const ChunkFootprint& chunk, std::uint8_t* buffer, std::uint64_t packed_bytes, StreamHandle stream);

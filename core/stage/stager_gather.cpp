@@ -7,14 +7,12 @@
 // staging threads: ferry staged them at 0.65-0.68 of the bus limit, where a
 // bare pipeline of the same threads, pieces and chunks without those waits
 // reached 0.81-0.82 (the host's copies under the DMA ran at 45 GB/s).
-#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <vector>
 
 #include "core/stage/nvtx.h"
-#include "core/stage/place_rows.h"
 #include "core/stage/stager.h"
 #include "core/stage/staging_copy.h"
 #include "core/store_fence.h"
@@ -199,11 +197,7 @@ void ChunkGather::piece_body(const Batch& b, const SourceFootprint& f, const Chu
 // waiting on this thread) before chunk k's is finished and its copy queued:
 // the staging threads go from one chunk's pieces to the next.
 void Stager::run_staged(Batch& b) {
-  if (stages_footprint(b)) {
-    const std::vector<SampleLayout> one{b.submitted.layout};
-    b.footprint_ = source_footprint_of(b.submitted.plan, b.submitted.view,
-                                       b.submitted.plan.variable_sizes() ? b.submitted.sample_layouts : one);
-  }
+  take_footprint(b);
   auto start = [&](ChunkWork& w, bool may_wait) -> std::unique_ptr<ChunkGather> {
     if (b.footprint_.on()) w.footprint = chunk_footprint_of(b.footprint_, w.chunk.first, w.chunk.count);
     const auto bytes = static_cast<std::size_t>(b.footprint_.on() ? w.footprint.slot_bytes : w.chunk.bytes);
@@ -217,32 +211,6 @@ void Stager::run_staged(Batch& b) {
     if (k + 1 < b.chunks_.size()) next = start(b.chunks_[k + 1], false);
     run_chunk(b, b.chunks_[k], current->finish());
   }
-}
-
-}  // namespace ferry::core
-
-namespace ferry::core {
-
-// A resized batch gathered by the staging threads (not a short one, which
-// the kernel reads where it lies), whose chunks' tables fit 32-bit offsets.
-bool Stager::stages_footprint(const Batch& b) const noexcept {
-  const Submitted& s = b.submitted;
-  if (s.route != BatchRoute::kStaged || s.short_path || s.read_in_place || !s.plan.resize) return false;
-  constexpr std::uint64_t kMaxChunkBytes = std::uint64_t{1} << 31;
-  return std::all_of(b.chunks_.begin(), b.chunks_.end(),
-                     [](const ChunkWork& w) { return w.chunk.bytes < kMaxChunkBytes; });
-}
-
-void Stager::place_rows(const ChunkFootprint& chunk, std::uint8_t* buffer, std::uint64_t packed_bytes,
-                        StreamHandle s) {
-#if FERRY_HAVE_CUDA
-  if (converter_.is_cuda()) {
-    launch_place_rows(buffer + packed_bytes, chunk, buffer, s);
-    return;
-  }
-#endif
-  (void)s;
-  place_rows_on_host(buffer + packed_bytes, chunk, buffer);
 }
 
 }  // namespace ferry::core

@@ -154,6 +154,14 @@ TEST(FrameGpu, BatchesFromPageableAndPinnedMemoryMatchTheCpuBackend) {
       EXPECT_EQ(first_difference(submitted_output(gpu, batch, t, 2 * stride, problem), want), "")
           << "pinned, format " << f;
       EXPECT_EQ(problem, "");
+      // One pinned frame, letterboxed by three (its taps read luma rows 3r + 1 and 3r + 2).
+      ferry_source one = batch;
+      one.n = 1, one.bytes = stride;
+      ferry_transform by_three = letterbox_f16();
+      by_three.resize_w = by_three.resize_h = 160;
+      EXPECT_EQ(first_difference(submitted_output(gpu, one, by_three, 0, problem), cpu_output(cpu, one, by_three)), "")
+          << "one pinned frame, format " << f;
+      EXPECT_EQ(problem, "");
       EXPECT_EQ(ferry_memory_free_host(gpu, pinned), FERRY_OK);
       // Frames of different sizes, their planes apart from one another in pageable memory
       // (resized: without a resize frames of different sizes have no one output size).

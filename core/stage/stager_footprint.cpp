@@ -1,0 +1,38 @@
+// Stager: which batches stage only their source footprint
+// (source_footprint.h), and the placing of a staged footprint's rows.
+#include <algorithm>
+
+#include "core/stage/place_rows.h"
+#include "core/stage/stager.h"
+
+namespace ferry::core {
+
+// Staged (pageable) batches, resized, not short (the kernel reads a short
+// batch where it lies), whose chunks' tables fit 32-bit offsets. Not pinned
+// sources: their batches reach the bus limit already, and one pinned 1080p
+// NV12 frame letterboxed to 640 sent as two 2-D copies of the rows it reads
+// (two thirds of its luma) ran 2-10 us slower than one copy of it all on an
+// H200 (the copies' host time outweighed the bytes saved; PERF_NOTES.md).
+void Stager::take_footprint(Batch& b) {
+  const Submitted& s = b.submitted;
+  if (s.route != BatchRoute::kStaged || !s.plan.resize || s.read_in_place || s.short_path) return;
+  constexpr std::uint64_t kMaxChunkBytes = std::uint64_t{1} << 31;
+  auto fits = [](const ChunkWork& w) { return w.chunk.bytes < kMaxChunkBytes; };
+  if (!std::all_of(b.chunks_.begin(), b.chunks_.end(), fits)) return;
+  const std::vector<SampleLayout> one{s.layout};
+  b.footprint_ = source_footprint_of(s.plan, s.view, s.plan.variable_sizes() ? s.sample_layouts : one);
+}
+
+void Stager::place_rows(const ChunkFootprint& chunk, std::uint8_t* buffer, std::uint64_t packed_bytes,
+                        StreamHandle s) {
+#if FERRY_HAVE_CUDA
+  if (converter_.is_cuda()) {
+    launch_place_rows(buffer + packed_bytes, chunk, buffer, s);
+    return;
+  }
+#endif
+  (void)s;
+  place_rows_on_host(buffer + packed_bytes, chunk, buffer);
+}
+
+}  // namespace ferry::core
