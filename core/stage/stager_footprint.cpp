@@ -12,7 +12,8 @@ namespace ferry::core {
 // sources: their batches reach the bus limit already, and one pinned 1080p
 // NV12 frame letterboxed to 640 sent as two 2-D copies of the rows it reads
 // (two thirds of its luma) ran 2-10 us slower than one copy of it all on an
-// H200 (the copies' host time outweighed the bytes saved; PERF_NOTES.md).
+// H200 (the copies' host time outweighed the bytes saved; bench/RESULTS.md,
+// 2026-11-30, fifth session).
 void Stager::take_footprint(Batch& b) {
   const Submitted& s = b.submitted;
   if (s.route != BatchRoute::kStaged || !s.plan.resize || s.read_in_place || s.short_path) return;

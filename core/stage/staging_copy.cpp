@@ -28,7 +28,10 @@ void staging_copy(void* dst, const void* src, std::size_t n) noexcept {
     const auto* s = static_cast<const std::uint8_t*>(src);
     // To a cache line: streamed stores fill whole lines only. A line that
     // plain stores write too (its part of the previous or next copy's
-    // bytes: a footprint's runs lie side by side) would be flushed half-filled.
+    // bytes: a footprint's rows lie side by side) is flushed half-filled.
+    // H200 host, the rows of 256 RandomResizedCrop windows (300-1500 bytes
+    // each) over 12 threads: 35 GB/s of source images with 16-byte heads,
+    // 80 with line heads (memcpy 70; the whole images 52).
     const std::size_t head = std::min<std::size_t>(n, (64u - (reinterpret_cast<std::uintptr_t>(d) & 63u)) & 63u);
     std::memcpy(d, s, head);
     d += head, s += head, n -= head;
