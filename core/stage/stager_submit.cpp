@@ -307,7 +307,8 @@ void Stager::launch(const std::shared_ptr<Batch>& batch) noexcept {
   Batch& b = *batch;
   b.submitted.launched = true;
   counters_.batches_submitted.fetch_add(1, std::memory_order_relaxed);
-  // input_bytes counts what crossed the bus: a resident gather moves nothing.
+  // input_bytes counts the batches' source bytes (a staged footprint sends fewer over the bus);
+  // a resident gather moves nothing.
   if (b.resident_source_ == nullptr)
     counters_.input_bytes.fetch_add(b.submitted.input_bytes, std::memory_order_relaxed);
   if (runs_in_submit(b)) {
