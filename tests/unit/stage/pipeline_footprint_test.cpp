@@ -170,6 +170,49 @@ TEST_F(StagedPipeline, ResizedFramesStageThePlaneRowsTheirDecoderReads) {
   EXPECT_GE(staged_in_part, 16);
 }
 
+// Random augmentation (include/ferry/augment.h): RandomResizedCrop and
+// CenterCrop windows drawn per sample, flips, ColorJitter with contrast (its
+// mean over each resized image), erasing; staged by the windows' footprint.
+TEST_F(StagedPipeline, AugmentedBatchesStageTheirDrawnWindows) {
+  build(4 << 20);
+  std::mt19937 rng(21);
+  int staged_in_part = 0;
+  for (const ferry_augment_crop crop : {FERRY_AUGMENT_CROP_RANDOM_RESIZED, FERRY_AUGMENT_CROP_CENTER}) {
+    std::vector<VariableSample> samples;
+    std::vector<ferry_sample_desc> descs;
+    for (int i = 0; i < 16; ++i) {
+      samples.push_back(random_sample(rng, std::uniform_int_distribution<int>(120, 260)(rng),
+                                      std::uniform_int_distribution<int>(120, 260)(rng), 3, FERRY_LAYOUT_NHWC));
+      descs.push_back(samples.back().desc());
+    }
+    ferry_augment a;
+    ferry_augment_init(&a, sizeof a);
+    a.seed = 99, a.step = 3, a.crop = crop;
+    a.flip_x_probability = 0.5f;
+    a.brightness[0] = a.contrast[0] = a.saturation[0] = 0.6f;
+    a.brightness[1] = a.contrast[1] = a.saturation[1] = 1.4f;
+    a.hue[0] = -0.1f, a.hue[1] = 0.1f;
+    a.erase_probability = 0.5f;
+    ferry_transform t;
+    ferry_transform_init(&t, sizeof t);
+    t.resize_w = t.resize_h = 96;
+    t.out_dtype = FERRY_DTYPE_FLOAT16;
+    t.augment = &a;
+    const ferry_source src = variable_source(descs, 3, FERRY_LAYOUT_NHWC);
+    auto b = submit(src, t, nullptr, FERRY_SOURCE_STAGE, 256 << 10);
+    stager_->wait(*b);
+    if (b->footprint().on()) ++staged_in_part;
+    const std::vector<std::uint8_t> expected = converted_in_place(*converter_, src, t);
+    ASSERT_EQ(b->submitted.info.bytes, expected.size());
+    EXPECT_EQ(first_difference(static_cast<const std::uint8_t*>(b->submitted.info.data), expected.data(),
+                               expected.size()),
+              -1)
+        << "crop " << crop;
+    stager_->release(*b);
+  }
+  EXPECT_EQ(staged_in_part, 2);
+}
+
 // Where the taps read about everything (an upscale of whole images), or
 // nothing is resized, whole samples are staged.
 TEST_F(StagedPipeline, BatchesThatReadEverythingStageWholeSamples) {
