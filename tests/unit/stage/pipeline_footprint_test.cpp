@@ -130,6 +130,15 @@ std::vector<std::uint8_t> converted_in_place(core::Converter& converter, const f
   return out;
 }
 
+// The batch's output equals converted_in_place's.
+void expect_converted_in_place(const core::Batch& b, core::Converter& converter, const ferry_source& src,
+                               const ferry_transform& t) {
+  const std::vector<std::uint8_t> expected = converted_in_place(converter, src, t);
+  ASSERT_EQ(b.submitted.info.bytes, expected.size());
+  EXPECT_EQ(first_difference(static_cast<const std::uint8_t*>(b.submitted.info.data), expected.data(), expected.size()),
+            -1);
+}
+
 // Frames of every format, resized: each plane staged by the rows its decoder
 // reads for the image rows the taps read (Bayer and linear chroma one more
 // each side), and decoded as the reference does.
@@ -155,11 +164,7 @@ TEST_F(StagedPipeline, ResizedFramesStageThePlaneRowsTheirDecoderReads) {
       auto b = submit(src, t, nullptr, FERRY_SOURCE_STAGE, 300 << 10);
       stager_->wait(*b);
       if (b->footprint().on()) ++staged_in_part;
-      const std::vector<std::uint8_t> expected = converted_in_place(*converter_, src, t);
-      ASSERT_EQ(b->submitted.info.bytes, expected.size());
-      EXPECT_EQ(first_difference(static_cast<const std::uint8_t*>(b->submitted.info.data), expected.data(),
-                                 expected.size()),
-                -1);
+      expect_converted_in_place(*b, *converter_, src, t);
       stager_->release(*b);
       if (HasFailure()) {
         ADD_FAILURE() << "format " << format << ", chroma filter " << chroma;
@@ -202,12 +207,8 @@ TEST_F(StagedPipeline, AugmentedBatchesStageTheirDrawnWindows) {
     auto b = submit(src, t, nullptr, FERRY_SOURCE_STAGE, 256 << 10);
     stager_->wait(*b);
     if (b->footprint().on()) ++staged_in_part;
-    const std::vector<std::uint8_t> expected = converted_in_place(*converter_, src, t);
-    ASSERT_EQ(b->submitted.info.bytes, expected.size());
-    EXPECT_EQ(first_difference(static_cast<const std::uint8_t*>(b->submitted.info.data), expected.data(),
-                               expected.size()),
-              -1)
-        << "crop " << crop;
+    SCOPED_TRACE(crop == FERRY_AUGMENT_CROP_CENTER ? "CenterCrop" : "RandomResizedCrop");
+    expect_converted_in_place(*b, *converter_, src, t);
     stager_->release(*b);
   }
   EXPECT_EQ(staged_in_part, 2);
