@@ -62,6 +62,14 @@ AxisRead read_by_taps(Interpolation m, const ResizeAxis& a, std::int64_t out, st
   return AxisRead{0, static_cast<int>(size) - 1, false, {}};
 }
 
+// The indices [0, size) of a window of `length` from `start` (not resized).
+AxisRead read_window(std::int64_t start, std::int64_t length, std::int64_t size) {
+  AxisRead read;
+  read.first = static_cast<int>(std::max<std::int64_t>(0, start));
+  read.last = static_cast<int>(std::min(size, start + length) - 1);
+  return read;
+}
+
 // The rows of a plane of `plane_rows` rows (of a frame of `h`) that its
 // decoder reads for the image rows `image`: the same row of a full-height
 // plane, row / 2 of a half-height one (4:2:0 chroma), and `margin` more each
@@ -105,8 +113,9 @@ void add_band(SourceFootprint& f, const AxisRead& rows, const std::uint8_t* from
 bool add_sample_bands(SourceFootprint& f, const ConvertPlan& plan, std::int64_t g, const SampleLayout& layout,
                       const std::uint8_t* src, std::uint64_t landing) {
   const std::int64_t h = plan.h_of(g), w = plan.w_of(g);
-  const ResizeAxes& axes = plan.resize_of(g);
-  const AxisRead rows = read_by_taps(plan.interpolation, axes.y, plan.out_h, h, true);
+  const Rect window = plan.window_of(g);
+  const AxisRead rows = plan.resize ? read_by_taps(plan.interpolation, plan.resize_of(g).y, plan.out_h, h, true)
+                                    : read_window(window.y, plan.out_h, h);
   if (plan.is_frame()) {
     const bool bayer = plan.frame.format >= PixelFormat::BayerRGGB;
     for (int k = 0; k < layout.planes.count; ++k) {
@@ -119,7 +128,8 @@ bool add_sample_bands(SourceFootprint& f, const ConvertPlan& plan, std::int64_t 
     }
     return true;
   }
-  const AxisRead cols = read_by_taps(plan.interpolation, axes.x, plan.out_w, w, false);
+  const AxisRead cols = plan.resize ? read_by_taps(plan.interpolation, plan.resize_of(g).x, plan.out_w, w, false)
+                                    : read_window(window.x, plan.out_w, w);
   if (cols.first > cols.last) return true;  // nothing of the image is shown
   const SampleShape shape = shape_of(plan, g);
   const Strides4& s = shape.strides;
@@ -148,7 +158,7 @@ std::uint64_t cells_bytes(const FootprintBand& b) { return static_cast<std::uint
 SourceFootprint source_footprint_of(const ConvertPlan& plan, const SourceView& view,
                                     const std::vector<SampleLayout>& layouts) {
   SourceFootprint f;
-  if (!plan.resize || plan.sample_resize.empty() || layouts.empty()) return f;
+  if ((plan.resize && plan.sample_resize.empty()) || layouts.empty()) return f;
   const auto n = static_cast<std::size_t>(plan.n);
   f.first_band.assign(n + 1, 0);
   f.landing.assign(n + 1, 0);

@@ -1,6 +1,6 @@
-// The source footprint of a staged, resized batch: the bytes of each sample
-// that the conversion reads, so that a pageable batch stages and sends only
-// those. Pure C++, tested on every machine.
+// The source footprint of a staged batch: the bytes of each sample that the
+// conversion reads (a resize's taps, a crop's window), so that a pageable
+// batch stages and sends only those. Pure C++, tested on every machine.
 //
 // Why: from pageable memory the host reads and writes every staged byte
 // before the DMA reads it again, which bounds staging at 0.62-0.82 of the bus
@@ -13,7 +13,8 @@
 //
 // A footprint is bands: rows of one plane of a sample (an image's pixels, a
 // planar image's channel, a frame's plane), each row the same span of
-// bytes, the rows a range or a list. The taps come from resize::for_each_tap,
+// bytes, the rows a range or a list. A crop reads its window's rows and
+// columns inside the image. A resize's taps come from resize::for_each_tap,
 // the code the kernels and the CPU converter run (this file's .cpp is built
 // without FMA contraction, as they are). Rows are the taps' own where a
 // downscale skips rows, else the span of them; columns are always the span.
@@ -60,10 +61,10 @@ struct SourceFootprint {
   bool on() const noexcept { return !first_band.empty(); }
 };
 
-// The footprint of a resized plan whose samples are `layouts` (one per
-// sample; a batch of one size passes its one layout), of the caller's
-// source `view` (the batch's), or an empty one (off) where staging whole
-// samples is as good: no resize, a sample whose rows are not contiguous in
+// The footprint of a plan whose samples are `layouts` (one per sample; a
+// batch of one size passes its one layout), of the caller's source `view`
+// (the batch's), or an empty one (off) where staging whole samples is as
+// good: windows that cover the images, a sample whose rows are not contiguous in
 // the caller's memory, or a footprint that with its bookkeeping would send
 // more than kMaxFootprintShare of the batch's bytes or more than twice a
 // sample's.

@@ -7,8 +7,9 @@
 
 namespace ferry::core {
 
-// Staged (pageable) batches, resized, not short (the kernel reads a short
-// batch where it lies), whose chunks' tables fit 32-bit offsets. Not pinned
+// Staged (pageable) batches that convert (not a copy of the bytes as they
+// are), not short (the kernel reads a short batch where it lies), whose
+// chunks' tables fit 32-bit offsets. Not pinned
 // sources: their batches reach the bus limit already, and one pinned 1080p
 // NV12 frame letterboxed to 640 sent as two 2-D copies of the rows it reads
 // (two thirds of its luma) ran 2-10 us slower than one copy of it all on an
@@ -16,7 +17,7 @@ namespace ferry::core {
 // 2026-11-30, fifth session).
 void Stager::take_footprint(Batch& b) {
   const Submitted& s = b.submitted;
-  if (s.route != BatchRoute::kStaged || !s.plan.resize || s.read_in_place || s.short_path) return;
+  if (s.route != BatchRoute::kStaged || s.copies_bytes || s.read_in_place || s.short_path) return;
   constexpr std::uint64_t kMaxChunkBytes = std::uint64_t{1} << 31;
   auto fits = [](const ChunkWork& w) { return w.chunk.bytes < kMaxChunkBytes; };
   if (!std::all_of(b.chunks_.begin(), b.chunks_.end(), fits)) return;

@@ -155,6 +155,36 @@ INSTANTIATE_TEST_SUITE_P(AllKinds, StageGpuMatrix,
                                             ::testing::Bool()),
                          gpu_matrix_name);
 
+// Per-sample crops of large pageable batches (windows of 48 x 40 in 96 x 120
+// images, some reaching outside and padded, mirrored): the staging threads
+// gather each window's rows and columns alone (core/stage/source_footprint.h),
+// and the output equals the reference, in every source form the threads gather.
+TEST(StageGpu, CropsFromPageableMemoryStageTheirWindows) {
+  FERRY_REQUIRE_GPU();
+  ferry_context_t ctx = gpu_context();
+  const std::int64_t n = 48, h = 96, w = 120;
+  for (const GpuSource kind : {GpuSource::kPacked, GpuSource::kPitched, GpuSource::kSamples, GpuSource::kRgbx}) {
+    auto src = make_gpu_source(ctx, kind, n, h, w, 31);
+    std::vector<ferry_rect> windows;
+    std::vector<std::uint8_t> mirrors;
+    for (std::int64_t i = 0; i < n; ++i) {
+      windows.push_back(ferry_rect{(i * 37) % 100 - 12, (i * 23) % 70 - 8, 48, 40});
+      mirrors.push_back(static_cast<std::uint8_t>(i % 4));
+    }
+    const ferry_transform t = crops_transform(windows, mirrors, FERRY_DTYPE_FLOAT16, -2.0f);
+    ferry_submit_options opts;
+    ferry_submit_options_init(&opts, sizeof opts);
+    opts.source_policy = FERRY_SOURCE_STAGE;
+    opts.chunk_bytes = 16 * h * w * 3;  // several chunks
+    ferry_batch_t b = nullptr;
+    ASSERT_EQ(ferry_batch_submit(&b, ctx, &src->base->source, &t, nullptr, &opts), FERRY_OK) << ferry_last_error();
+    ASSERT_EQ(ferry_batch_wait(b), FERRY_OK) << ferry_last_error();
+    EXPECT_EQ(output_difference(b, src->base->source, t), -1) << "source kind " << static_cast<int>(kind);
+    EXPECT_EQ(ferry_batch_release(b), FERRY_OK);
+  }
+  EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
+}
+
 // Overwrites the source the moment ferry says it may, then checks the output
 // holds the original data. n = 256: 3 MB in many chunks; n = 8: 96 KB, a
 // short batch, which the kernel reads where it lies in ferry's pinned memory.

@@ -155,6 +155,21 @@ inline std::unique_ptr<TestTransform> make_transform(TransformKind kind, std::in
   return out;
 }
 
+// Per-sample crops (one size) with per-sample mirrors, windows reaching
+// outside padded with `fill`, to `dtype`: the arrays stay the caller's.
+inline ferry_transform crops_transform(const std::vector<ferry_rect>& windows, const std::vector<std::uint8_t>& mirrors,
+                                       ferry_dtype dtype, float fill) {
+  ferry_transform t;
+  ferry_transform_init(&t, sizeof t);
+  t.out_dtype = dtype;
+  t.per_sample_crop = windows.data();
+  t.per_sample_mirror = mirrors.data();
+  t.per_sample_count = static_cast<std::int64_t>(windows.size());
+  t.pad_outside = 1;
+  t.fill_value = fill;
+  return t;
+}
+
 constexpr std::uint8_t kPoison = 0xCD;
 
 // A caller's destination with padded sample strides, poisoned.

@@ -214,8 +214,34 @@ TEST_F(StagedPipeline, AugmentedBatchesStageTheirDrawnWindows) {
   EXPECT_EQ(staged_in_part, 2);
 }
 
+// Crops without a resize: each window's rows and columns inside its image
+// (a window reaching outside padded with the fill), in either layout.
+TEST_F(StagedPipeline, CropsStageTheirWindowsAlone) {
+  build(4 << 20);
+  std::mt19937 rng(17);
+  for (const ferry_layout layout : {FERRY_LAYOUT_NHWC, FERRY_LAYOUT_NCHW}) {
+    const std::int64_t n = 16, h = 120, w = 150, c = 3;
+    PackedImages images = packed_images(rng, n, h, w, c);
+    images.src.layout = layout;
+    std::vector<ferry_rect> windows;
+    std::vector<std::uint8_t> mirrors;
+    for (std::int64_t i = 0; i < n; ++i) {
+      windows.push_back(ferry_rect{std::uniform_int_distribution<std::int64_t>(-20, 120)(rng),
+                                   std::uniform_int_distribution<std::int64_t>(-20, 90)(rng), 64, 48});
+      mirrors.push_back(static_cast<std::uint8_t>(i % 4));
+    }
+    const ferry_transform t = crops_transform(windows, mirrors, FERRY_DTYPE_FLOAT32, -1.0f);
+    auto b = submit(images.src, t, nullptr, FERRY_SOURCE_STAGE, images.pixels.size() / 3);
+    stager_->wait(*b);
+    ASSERT_TRUE(b->footprint().on()) << "layout " << layout;
+    EXPECT_LE(b->footprint().row_bytes, static_cast<std::uint64_t>(n * 64 * 48 * c));
+    expect_matches(*b, images.src, t);
+    stager_->release(*b);
+  }
+}
+
 // Where the taps read about everything (an upscale of whole images), or
-// nothing is resized, whole samples are staged.
+// the whole images are converted, whole samples are staged.
 TEST_F(StagedPipeline, BatchesThatReadEverythingStageWholeSamples) {
   build(4 << 20);
   std::mt19937 rng(3);
