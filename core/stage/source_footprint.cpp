@@ -159,6 +159,10 @@ SourceFootprint source_footprint_of(const ConvertPlan& plan, const SourceView& v
                                     const std::vector<SampleLayout>& layouts) {
   SourceFootprint f;
   if ((plan.resize && plan.sample_resize.empty()) || layouts.empty()) return f;
+  // Whole images of one size, not resized (the commonest pageable batch): nothing to leave out.
+  const bool whole_images = !plan.resize && !plan.variable_sizes() && plan.sample_crop.empty() && plan.crop.x == 0 &&
+                            plan.crop.y == 0 && plan.out_h == plan.h && plan.out_w == plan.w;
+  if (whole_images) return f;
   const auto n = static_cast<std::size_t>(plan.n);
   f.first_band.assign(n + 1, 0);
   f.landing.assign(n + 1, 0);
