@@ -200,6 +200,7 @@ ChunkFootprint chunk_footprint_of(const SourceFootprint& f, std::int64_t first, 
   c.table_offset = align16(cells);
   c.list_offset = align16(c.table_offset + c.band_count * sizeof(PlaceBand));
   c.slot_bytes = std::max<std::uint64_t>(16, c.list_offset + listed * sizeof(std::int32_t));
+  c.slot_at = align16(f.landing[static_cast<std::size_t>(first + count)] - f.landing[static_cast<std::size_t>(first)]);
   return c;
 }
 

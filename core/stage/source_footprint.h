@@ -91,12 +91,15 @@ FERRY_FOOTPRINT_FN std::uint64_t place_in_cell(std::uint64_t cell, std::uint64_t
 
 // A chunk's slot: the bands' cells, then at table_offset its PlaceBand
 // table, then at list_offset the listed rows (int32). The chunk is bands
-// [first_band, first_band + band_count) of the footprint.
+// [first_band, first_band + band_count) of the footprint. On the device the
+// slot is copied to slot_at in the chunk's input buffer, behind its packed
+// samples (which start the buffer).
 struct ChunkFootprint {
   std::size_t first_band = 0, band_count = 0;
   std::int32_t max_rows = 0;                        // the most rows a band has
   std::uint64_t table_offset = 0, list_offset = 0;  // 16-aligned
   std::uint64_t slot_bytes = 0;
+  std::uint64_t slot_at = 0;                        // 16-aligned
 };
 
 // The chunk of samples [first, first + count), whose sample g lands at

@@ -139,8 +139,8 @@ class Stager {
   // only that: Batch::footprint_.
   void take_footprint(Batch& batch);  // stager_footprint.cpp
   // Queues the placing of a footprint-staged chunk's rows, its slot copied
-  // to `buffer` + packed_bytes, among its packed samples at `buffer`.
-  void place_rows(const ChunkFootprint& chunk, std::uint8_t* buffer, std::uint64_t packed_bytes, StreamHandle stream);
+  // to `buffer` + chunk.slot_at, among its packed samples at `buffer`.
+  void place_rows(const ChunkFootprint& chunk, std::uint8_t* buffer, StreamHandle stream);
   void run_resident_chunk(Batch& batch, ChunkWork& work);
   void run_copy_chunk(Batch& batch, ChunkWork& work, void* slot);
   void run_in_place_chunk(Batch& batch, ChunkWork& work, void* slot);

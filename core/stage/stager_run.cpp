@@ -108,11 +108,11 @@ void Stager::run_chunk(Batch& b, ChunkWork& work, void* slot) {
   // A footprint's slot (rows, table) is copied behind the chunk's packed
   // samples in the input buffer, then its rows placed among them (place_rows).
   const bool footprint = b.footprint_.on();
-  const std::uint64_t packed_bytes = footprint ? (c.bytes + 15) / 16 * 16 : c.bytes;
+  const std::uint64_t copy_at = footprint ? work.footprint.slot_at : 0;
   const std::uint64_t copy_bytes = footprint ? work.footprint.slot_bytes : c.bytes;
   StreamInputs::Lease lease = [&] {
     try {
-      return inputs_->lease(work.stream_index, static_cast<std::size_t>(packed_bytes + (footprint ? copy_bytes : 0)));
+      return inputs_->lease(work.stream_index, static_cast<std::size_t>(copy_at + copy_bytes));
     } catch (...) {
       if (slot != nullptr) ring_->release_unused(slot);
       throw;
@@ -135,7 +135,7 @@ void Stager::run_chunk(Batch& b, ChunkWork& work, void* slot) {
       copy_started = true;
       if (slot != nullptr) {
         auto* buffer = static_cast<std::uint8_t*>(lease.buffer());
-        runtime_.copy(footprint ? buffer + packed_bytes : buffer, slot, static_cast<std::size_t>(copy_bytes), s);
+        runtime_.copy(buffer + copy_at, slot, static_cast<std::size_t>(copy_bytes), s);
       } else {
         copy_chunk_direct(b, c, lease.buffer(), s);
       }
@@ -147,7 +147,7 @@ void Stager::run_chunk(Batch& b, ChunkWork& work, void* slot) {
       slot = nullptr;
       ring_->release_after_copy(copied, s);
     }
-    if (footprint) place_rows(work.footprint, static_cast<std::uint8_t*>(lease.buffer()), packed_bytes, s);
+    if (footprint) place_rows(work.footprint, static_cast<std::uint8_t*>(lease.buffer()), s);
     follow_entry(b, work, s);  // the conversion writes: after what it must follow (allocate_output)
     if (b.table_event_ != nullptr && work.stream_index != b.submitted.home_index)
       runtime_.stream_wait(s, b.table_event_);  // the batch's table, copied on the home stream
