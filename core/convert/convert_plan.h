@@ -190,13 +190,19 @@ struct ConvertPlan {
   // nothing mirrored, resized or padded, rows packed (any sample stride).
   // The decoder then writes the output itself, with no second pass over it.
   bool decodes_into_output() const noexcept;
+  // True if the frames are 4:2:0 with nearest chroma, resized with linear
+  // taps to three channels: the GPU's resampling pass decodes each tap where
+  // it reads it (no RGB image decoded first), and skips taps of weight 0.
+  bool decodes_at_taps() const noexcept;
   // True if every window starts at column 0, spans the full width and stays
   // inside its image, and nothing is mirrored: then rows are whole image rows.
   bool full_width_unmirrored() const noexcept;
   // A resize's share of the source bytes its taps touch (1 without a resize,
-  // or where every pixel of a window is read: area, antialiased): the rows
-  // the taps read (the output rows times the taps, at most the window's),
-  // across the columns the window spans, over every sample's whole image.
+  // or where every pixel of a window is read: area, antialiased, frames
+  // decoded whole): the rows the taps read (the output rows times the taps,
+  // at most the window's), across the columns the window spans, over every
+  // sample's whole image; for frames decoded at taps, luma and chroma rows,
+  // one tap a row where the second's weight is always 0.
   double resize_source_share() const noexcept;
 };
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/convert/convert_plan_checks.h"
+#include "core/convert/resize_taps.h"
 #include "core/enum_field.h"
 #include "core/error.h"
 
@@ -140,6 +141,8 @@ double ConvertPlan::resize_source_share() const noexcept {
     case Interpolation::Cubic: taps = 4; break;
     default: return 1.0;  // area and antialiased filters read every pixel of the window
   }
+  const bool frames = is_frame();
+  if (frames && !decodes_at_taps()) return 1.0;  // decoded whole into RGB before the resize
   double touched = 0, whole = 0;
   for (std::size_t g = 0; g < sample_resize.size(); ++g) {
     const ResizeAxes& a = sample_resize[g];
@@ -147,8 +150,19 @@ double ConvertPlan::resize_source_share() const noexcept {
     const double image_w = variable_sizes() ? static_cast<double>(sample_sources[g].w) : static_cast<double>(w);
     const double window_rows = a.y.hi - a.y.lo + 1, window_cols = a.x.hi - a.x.lo + 1;
     const double shown_rows = static_cast<double>(std::min<std::int64_t>(out_h, a.y.length));
-    touched += std::min(window_rows, shown_rows * taps) * window_cols;
-    whole += image_h * image_w;
+    if (!frames) {
+      touched += std::min(window_rows, shown_rows * taps) * window_cols;
+      whole += image_h * image_w;
+      continue;
+    }
+    // A 4:2:0 frame decoded at each tap reads its taps of weight other than
+    // 0 only (value_from_frame): one luma row a shown row where the axis's
+    // taps are single. Chroma rows (row / 2) are as wide in bytes as luma rows.
+    const int row_taps = resize::linear_taps_are_single(a.y) ? 1 : taps;
+    const double luma_rows = std::min(window_rows, shown_rows * row_taps);
+    const double chroma_rows = std::min(std::ceil(window_rows / 2), luma_rows);
+    touched += (luma_rows + chroma_rows) * window_cols;
+    whole += (image_h + std::ceil(image_h / 2)) * image_w;
   }
   return whole > 0 ? std::min(1.0, touched / whole) : 1.0;
 }

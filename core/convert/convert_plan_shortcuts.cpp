@@ -1,6 +1,7 @@
 // What a plan lets the converter skip: whole rows it may copy as runs, an
-// output that is the source's bytes (a copy), or frames' RGB bytes (decoded
-// straight into it). Part of ConvertPlan (convert_plan.h).
+// output that is the source's bytes (a copy), frames' RGB bytes (decoded
+// straight into it) or their RGB image (decoded at each tap). Part of
+// ConvertPlan (convert_plan.h).
 #include "core/convert/convert_plan.h"
 
 namespace ferry::core {
@@ -46,6 +47,14 @@ bool ConvertPlan::copies_bytes() const noexcept {
 
 bool ConvertPlan::decodes_into_output() const noexcept {
   return is_frame() && c == 3 && shows_pixels_unchanged(*this, Layout::NHWC);
+}
+
+bool ConvertPlan::decodes_at_taps() const noexcept {
+  const PixelFormat f = frame.format;
+  const bool yuv420 =
+      f == PixelFormat::NV12 || f == PixelFormat::NV21 || f == PixelFormat::I420 || f == PixelFormat::YV12;
+  return yuv420 && frame.chroma == ChromaFilter::Nearest && resize && interpolation == Interpolation::Linear &&
+         out_channels == 3;
 }
 
 }  // namespace ferry::core

@@ -6,7 +6,7 @@
 // pools for the call, or in the output where it is those images
 // (ConvertPlan::decodes_into_output: no second pass). On the GPU the resample
 // kernel decodes the common case itself, tap by tap, with no scratch
-// (cuda_converter.cpp, decode_in_resample).
+// (cuda_converter_resample.cpp, ConvertPlan::decodes_at_taps).
 #pragma once
 
 #include <cstdint>

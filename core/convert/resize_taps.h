@@ -117,6 +117,18 @@ FERRY_RESIZE_FN float for_each_tap(const ResizeAxis& axis, int r, Tap&& tap) {
   }
 }
 
+// Whether every resized index of a linear axis reads one source index: the
+// second tap's weight is exactly 0 at each (for_each_tap's fraction is 0), as
+// where the resized pixels' centres fall on source pixels' centres: an odd
+// whole scale from a whole origin, every value exact in float (below 2^22). A
+// sufficient test, not a necessary one: other axes count two taps a pixel.
+FERRY_RESIZE_FN bool linear_taps_are_single(const ResizeAxis& axis) {
+  constexpr float kExact = 4194304.0f;
+  const float reach = fabsf(axis.origin) + axis.scale * (static_cast<float>(axis.length) + 1.0f);
+  return axis.scale >= 1.0f && axis.scale == floorf(axis.scale) && fmodf(axis.scale, 2.0f) == 1.0f &&
+         axis.origin == floorf(axis.origin) && reach < kExact;
+}
+
 // V / (Sx * Sy) of the normalizing interpolations. A footprint narrower than
 // float's resolution where it lies (a tiny window far from the origin, upscaled
 // a lot) may keep no weight at all: then V is 0, not 0 / 0.

@@ -131,9 +131,12 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
 //    - batches: 256 RandomResizedCrops read in place (the source's tiles
 //      brought to shared memory over the bus) ran at 0.68 of the bus limit,
 //      against 0.97-1.02 copied;
-//    - camera frames: an NV12 letterbox, each tap's luma and chroma loaded
-//      over the bus, ran back to back at 0.73 of the NV12 memcpy's rate
-//      (0.95 copied) and 4 us slower;
+//    - camera frames whose taps read most rows: an NV12 letterbox of 1080p
+//      by 3 that loaded both taps of each axis (two thirds of the luma rows,
+//      every chroma row) over the bus ran back to back at 0.73 of the NV12
+//      memcpy's rate (0.95 copied) and 4 us slower. Its second taps weigh 0
+//      and are no longer read (ConvertPlan::decodes_at_taps): its luma rows
+//      3r + 1 and their chroma rows are 0.44 of the frame, read in place;
 //    - a kernel that reads every byte (a 1080p BGRA frame, no resize): 0.89
 //      of the memcpy's rate, no faster.
 bool Stager::reads_in_place(const Batch& b, bool in_ferry_pinned) const noexcept {
@@ -142,8 +145,7 @@ bool Stager::reads_in_place(const Batch& b, bool in_ferry_pinned) const noexcept
   if (!runtime_.kernels_read_pinned_memory() || s.copies_bytes) return false;
   if (s.route == BatchRoute::kStaged) return s.short_path;
   if (s.route != BatchRoute::kDirect || !in_ferry_pinned) return false;
-  return s.short_path || (s.plan.n == 1 && s.plan.resize && !s.plan.is_frame() &&
-                          s.plan.resize_source_share() <= kInPlaceMaxShare);
+  return s.short_path || (s.plan.n == 1 && s.plan.resize && s.plan.resize_source_share() <= kInPlaceMaxShare);
 }
 
 void Stager::take_unreleased_slot() {

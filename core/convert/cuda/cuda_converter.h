@@ -71,7 +71,7 @@ class CudaConverter {
   // A resized plan, or samples of different sizes: the resample kernel, its
   // per-sample rows inline in the parameter or uploaded for the call.
   // decode_frames: the source's frames are decoded by the kernel at each tap
-  // (4:2:0, nearest chroma, linear, 3 channels: decode_in_resample).
+  // (4:2:0, nearest chroma, linear, 3 channels: ConvertPlan::decodes_at_taps).
   void convert_resampled(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count,
                          void* output_base, void* stream, bool decode_frames = false);
 

@@ -2,7 +2,7 @@
 // resized plan, or samples of different sizes, on the resample kernel, with
 // the per-sample rows inline in the parameter or uploaded for the call; and
 // camera frames (CudaConverter::convert_frames), decoded by the resample
-// kernel at each tap where it can (decode_in_resample), else by the decode
+// kernel at each tap where it can (ConvertPlan::decodes_at_taps), else by the decode
 // kernel into RGB scratch first, or into the output where that is the RGB
 // images (ConvertPlan::decodes_into_output). The rest of the converter: cuda_converter.cpp.
 #include <algorithm>
@@ -64,21 +64,12 @@ ResampleSample resample_frame_of(const ConvertPlan& plan, const SourceView& fram
   return s;
 }
 
-// Whether the resample kernel decodes these frames itself (no RGB scratch, no
-// decode kernel): 4:2:0 with nearest chroma, linear, 3 output channels.
-bool decode_in_resample(const ConvertPlan& plan) {
-  const PixelFormat f = plan.frame.format;
-  const bool yuv420 = f == PixelFormat::NV12 || f == PixelFormat::NV21 || f == PixelFormat::I420 || f == PixelFormat::YV12;
-  return yuv420 && plan.frame.chroma == ChromaFilter::Nearest && plan.resize &&
-         plan.interpolation == Interpolation::Linear && plan.out_channels == 3;
-}
-
 }  // namespace
 
 void CudaConverter::convert_frames(const ConvertPlan& plan, const SourceView& frames, std::int64_t first,
                                    std::int64_t count, DecodedFrames& decoded, void* output_base, void* stream) {
   DeviceScope scope(runtime_);
-  if (decode_in_resample(plan)) {
+  if (plan.decodes_at_taps()) {
     convert_resampled(plan, frames, first, count, output_base, stream, true);
     return;
   }

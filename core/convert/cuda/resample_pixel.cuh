@@ -154,11 +154,19 @@ inline constexpr bool kRowTable = S == Sampler::Copy || kFixedTaps<S> > 0;
 // negative weight and a zero byte or H, and each axis has a positive weight,
 // whose term is +0 or more: -0 + +0 = +0, and a non-zero term absorbs
 // either zero).
-template <int N, int T, typename Pixel>
+// SkipZero (non-negative weights only: linear): the taps after the first
+// whose weight is +0 are not read. Such a tap adds +0 to a sum that is +0 or
+// more, which leaves its bits as they are. A linear axis has them wherever
+// its fraction is 0, at every pixel of an odd whole downscale (a 1080p frame
+// letterboxed to 640 reads one source pixel an output pixel) or an unscaled
+// window. Worth its branches where a tap is costly: a frame's taps are each
+// a decode (value_from_frame).
+template <int N, int T, bool SkipZero = false, typename Pixel>
 __device__ __forceinline__ void separable_sum(const TapWeight (&wx)[T], const float (&wy)[T], Pixel&& pixel,
                                               float (&v)[N]) {
 #pragma unroll
   for (int ty = 0; ty < T; ++ty) {
+    if (SkipZero && ty > 0 && wy[ty] == 0.0f) continue;
     float h[N];
     std::uint8_t b[N];
     pixel(ty, 0, b);
@@ -166,6 +174,7 @@ __device__ __forceinline__ void separable_sum(const TapWeight (&wx)[T], const fl
     for (int k = 0; k < N; ++k) h[k] = byte_product(wx[0], b[k]);
 #pragma unroll
     for (int tx = 1; tx < T; ++tx) {
+      if (SkipZero && wx[tx].w == 0.0f) continue;
       pixel(ty, tx, b);
 #pragma unroll
       for (int k = 0; k < N; ++k) h[k] = resize::add(h[k], byte_product(wx[tx], b[k]));
@@ -181,7 +190,8 @@ __device__ __forceinline__ void separable_sum(const TapWeight (&wx)[T], const fl
 // planar sources: tap addresses are worked out at each load.
 // The same for a 4:2:0 frame with nearest chroma (p.frame): each tap's pixel
 // decoded from its luma and chroma bytes (three loads, as an RGB pixel's
-// three channels), so no decoded image is written and read again.
+// three channels), so no decoded image is written and read again; taps of
+// weight 0 are not decoded (separable_sum's SkipZero).
 template <Sampler S, int N, int T>
 __device__ __forceinline__ bool value_from_frame(const ResampleParams& p, const ResampleSample& s, const Column<S, N>& c,
                                                  const RowTaps<T>& row, float (&v)[N]) {
@@ -189,7 +199,8 @@ __device__ __forceinline__ bool value_from_frame(const ResampleParams& p, const 
   const PixelFormat f = p.frame.format;
   const bool semi_planar = f == PixelFormat::NV12 || f == PixelFormat::NV21;
   const bool v_first = f == PixelFormat::NV21 || f == PixelFormat::YV12;
-  separable_sum<N, T>(c.weight, row.weight, [&](int ty, int tx, std::uint8_t (&b)[N]) {
+  static_assert(S == Sampler::Linear, "frames are resampled with linear taps, whose weights are never negative");
+  separable_sum<N, T, true>(c.weight, row.weight, [&](int ty, int tx, std::uint8_t (&b)[N]) {
     const int y = row.index[ty], x = c.index[tx];
     const int luma = __ldg(s.data + s.plane_offset[0] + static_cast<std::int64_t>(y) * s.plane_pitch[0] + x);
     const std::uint8_t* c1 = s.data + s.plane_offset[1] + static_cast<std::int64_t>(y >> 1) * s.plane_pitch[1];
