@@ -16,11 +16,16 @@ struct AxisRead {
   std::vector<std::int32_t> list;
 };
 
-// The taps of resized index r inside [0, size): calls tap(i) for each, in ascending order.
+// The taps of resized index r inside [0, size): calls tap(i) for each, in
+// ascending order; with skip_zero, not the taps after the first that weigh 0,
+// which the kernel that decodes frames at each tap does not read (linear
+// only: resample_pixel.cuh, separable_sum's SkipZero).
 template <Interpolation M, typename Tap>
-void taps_inside(const ResizeAxis& a, std::int64_t r, std::int64_t size, Tap&& tap) {
-  resize::for_each_tap<M>(a, static_cast<int>(r), [&](int i, float) {
-    if (i >= 0 && i < size) tap(i);  // outside the image: fill, never read
+void taps_inside(const ResizeAxis& a, std::int64_t r, std::int64_t size, bool skip_zero, Tap&& tap) {
+  int t = 0;
+  resize::for_each_tap<M>(a, static_cast<int>(r), [&](int i, float w) {
+    const bool unread = skip_zero && t++ > 0 && w == 0.0f;
+    if (!unread && i >= 0 && i < size) tap(i);  // outside the image: fill, never read
   });
 }
 
@@ -29,35 +34,37 @@ void taps_inside(const ResizeAxis& a, std::int64_t r, std::int64_t size, Tap&& t
 // o + a.offset where that lies in [0, a.length). Their span comes from the
 // first and last shown index (the taps ascend with the index); where
 // may_list and the taps of the shown indices are fewer than the span (a
-// downscale skips rows), the indices themselves.
+// downscale skips rows), the indices themselves. skip_zero: as taps_inside.
 template <Interpolation M>
-AxisRead read_by_taps(const ResizeAxis& a, std::int64_t out, std::int64_t size, bool may_list) {
+AxisRead read_by_taps(const ResizeAxis& a, std::int64_t out, std::int64_t size, bool may_list, bool skip_zero) {
   AxisRead read;
   const std::int64_t begin = std::max<std::int64_t>(0, a.offset);
   const std::int64_t end = std::min<std::int64_t>(a.length, out + a.offset);
   if (begin >= end) return read;
   read.first = static_cast<int>(size);
-  taps_inside<M>(a, begin, size, [&](int i) { read.first = std::min(read.first, i); });
-  taps_inside<M>(a, end - 1, size, [&](int i) { read.last = std::max(read.last, i); });
+  taps_inside<M>(a, begin, size, skip_zero, [&](int i) { read.first = std::min(read.first, i); });
+  taps_inside<M>(a, end - 1, size, skip_zero, [&](int i) { read.last = std::max(read.last, i); });
   constexpr int kTaps = resize::normalizes(M) ? 0 : M == Interpolation::Cubic ? 4 : static_cast<int>(M);
   // Area and antialiased filters read every index of the window.
   if (!may_list || read.first > read.last || kTaps == 0 || (end - begin) * kTaps >= read.last - read.first + 1)
     return read;
   read.listed = true;
   for (std::int64_t r = begin; r < end; ++r)
-    taps_inside<M>(a, r, size, [&](int i) {
+    taps_inside<M>(a, r, size, skip_zero, [&](int i) {
       if (read.list.empty() || read.list.back() < i) read.list.push_back(i);
     });
   return read;
 }
 
-AxisRead read_by_taps(Interpolation m, const ResizeAxis& a, std::int64_t out, std::int64_t size, bool may_list) {
+AxisRead read_by_taps(Interpolation m, const ResizeAxis& a, std::int64_t out, std::int64_t size, bool may_list,
+                      bool skip_zero = false) {
   switch (m) {
-    case Interpolation::Nearest: return read_by_taps<Interpolation::Nearest>(a, out, size, may_list);
-    case Interpolation::Linear: return read_by_taps<Interpolation::Linear>(a, out, size, may_list);
-    case Interpolation::Cubic: return read_by_taps<Interpolation::Cubic>(a, out, size, may_list);
-    case Interpolation::Area: return read_by_taps<Interpolation::Area>(a, out, size, may_list);
-    case Interpolation::LinearAntialias: return read_by_taps<Interpolation::LinearAntialias>(a, out, size, may_list);
+    case Interpolation::Nearest: return read_by_taps<Interpolation::Nearest>(a, out, size, may_list, false);
+    case Interpolation::Linear: return read_by_taps<Interpolation::Linear>(a, out, size, may_list, skip_zero);
+    case Interpolation::Cubic: return read_by_taps<Interpolation::Cubic>(a, out, size, may_list, false);
+    case Interpolation::Area: return read_by_taps<Interpolation::Area>(a, out, size, may_list, false);
+    case Interpolation::LinearAntialias:
+      return read_by_taps<Interpolation::LinearAntialias>(a, out, size, may_list, false);
   }
   return AxisRead{0, static_cast<int>(size) - 1, false, {}};
 }
@@ -114,7 +121,10 @@ bool add_sample_bands(SourceFootprint& f, const ConvertPlan& plan, std::int64_t 
                       const std::uint8_t* src, std::uint64_t landing) {
   const std::int64_t h = plan.h_of(g), w = plan.w_of(g);
   const Rect window = plan.window_of(g);
-  const AxisRead rows = plan.resize ? read_by_taps(plan.interpolation, plan.resize_of(g).y, plan.out_h, h, true)
+  // Frames decoded at each tap: not the rows of taps that weigh 0 (a 1080p
+  // frame letterboxed by 3 reads rows 3r + 1 only).
+  const AxisRead rows = plan.resize ? read_by_taps(plan.interpolation, plan.resize_of(g).y, plan.out_h, h, true,
+                                                   plan.decodes_at_taps())
                                     : read_window(window.y, plan.out_h, h);
   if (plan.is_frame()) {
     const bool bayer = plan.frame.format >= PixelFormat::BayerRGGB;

@@ -20,7 +20,8 @@
 // downscale skips rows, else the span of them; columns are always the span.
 // A frame's planes are staged by whole plane rows: the rows its decoder reads
 // for each image row the taps read (one more on each side where it
-// interpolates: linear chroma, Bayer).
+// interpolates: linear chroma, Bayer; not the taps of weight 0 where the
+// frames are decoded at each tap, ConvertPlan::decodes_at_taps).
 #pragma once
 
 #include <cstdint>

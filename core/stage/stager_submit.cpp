@@ -123,22 +123,23 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
 // over the bus, with no copy before it (run_in_place_chunk):
 //  - a short batch (its staging slot, or a source in ferry's pinned memory):
 //    its latency is the copy's and the kernel's added up;
-//  - one image in ferry's pinned memory, resized by taps that touch at most
-//    kInPlaceMaxShare of it. A detector's letterbox of a 1080p frame to 640
-//    (two thirds of the rows) read in place took 108-113 us, 9-19 us less
-//    than a pinned memcpy of the frame, against 25 us more with the copy, and
-//    ran back to back at 1.14-1.19 of the memcpy's rate (H200). Not:
+//  - one image or frame in ferry's pinned memory, resized by taps that touch
+//    at most kInPlaceMaxShare of it (ConvertPlan::resize_source_share). A
+//    detector's letterbox of a 1080p frame to 640 (two thirds of the rows)
+//    read in place took 108-113 us, 9-19 us less than a pinned memcpy of the
+//    frame, against 25 us more with the copy, and ran back to back at
+//    1.14-1.19 of the memcpy's rate (H200). The same letterbox of an NV12
+//    frame, whose taps of weight 0 are not read (ConvertPlan::decodes_at_taps:
+//    luma rows 3r + 1 and their chroma rows, 0.44 of the frame), took 6-10 us
+//    less than its memcpy (17-19 us more with the copy) and ran back to back
+//    at 1.39-1.46 of its rate. Not:
 //    - batches: 256 RandomResizedCrops read in place (the source's tiles
 //      brought to shared memory over the bus) ran at 0.68 of the bus limit,
 //      against 0.97-1.02 copied;
-//    - camera frames whose taps read most of them: an NV12 letterbox of
-//      1080p by 3 that loaded both taps of each axis (two thirds of the luma
-//      rows, every chroma row) over the bus ran back to back at 0.73 of the
-//      NV12 memcpy's rate (0.95 copied) and 4 us slower. Its second taps
-//      weigh 0 and are no longer read (ConvertPlan::decodes_at_taps): luma
-//      rows 3r + 1 and their chroma rows, 0.44 of the frame, read in place
-//      took 6-10 us less than the memcpy (17-19 us more with the copy) and
-//      ran back to back at 1.39-1.46 of its rate (H200);
+//    - frames whose taps read most of them: that NV12 letterbox loading both
+//      taps of each axis (two thirds of the luma rows, every chroma row) ran
+//      back to back at 0.73 of the memcpy's rate (0.95 copied) and 4 us
+//      slower;
 //    - a kernel that reads every byte (a 1080p BGRA frame, no resize): 0.89
 //      of the memcpy's rate, no faster.
 bool Stager::reads_in_place(const Batch& b, bool in_ferry_pinned) const noexcept {

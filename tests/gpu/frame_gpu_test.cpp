@@ -163,6 +163,15 @@ TEST(FrameGpu, BatchesFromPageableAndPinnedMemoryMatchTheCpuBackend) {
           << "one pinned frame, format " << f;
       EXPECT_EQ(problem, "");
       EXPECT_EQ(ferry_memory_free_host(gpu, pinned), FERRY_OK);
+      // The batch by three from pageable memory, two frames a chunk: 4:2:0
+      // frames with nearest chroma stage rows 3r + 1 and their chroma only.
+      ferry_source pageable_by_three = batch;
+      pageable_by_three.data = buffer.data();
+      EXPECT_EQ(first_difference(submitted_output(gpu, pageable_by_three, by_three, 2 * stride, problem),
+                                 cpu_output(cpu, pageable_by_three, by_three)),
+                "")
+          << "pageable by three, format " << f;
+      EXPECT_EQ(problem, "");
       // Frames of different sizes, their planes apart from one another in pageable memory
       // (resized: without a resize frames of different sizes have no one output size).
       if (t.resize_w == 0) continue;

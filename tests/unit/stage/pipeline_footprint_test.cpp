@@ -175,6 +175,44 @@ TEST_F(StagedPipeline, ResizedFramesStageThePlaneRowsTheirDecoderReads) {
   EXPECT_GE(staged_in_part, 16);
 }
 
+// 4:2:0 frames letterboxed by exactly 3: the kernel that decodes at each tap
+// reads rows 3r + 1 only (the second taps weigh 0), so only those rows and
+// their chroma rows are staged, 0.44 of the frames; with linear chroma the
+// decoder converts whole frames and the taps' both rows are staged.
+TEST_F(StagedPipeline, FramesLetterboxedByThreeStageOnlyTheRowsOfWeightedTaps) {
+  build(4 << 20);
+  std::mt19937 rng(9);
+  const int h = 240, w = 480, n = 4;
+  for (const ferry_pixel_format format : {FERRY_FORMAT_NV12, FERRY_FORMAT_NV21, FERRY_FORMAT_I420, FERRY_FORMAT_YV12}) {
+    for (const int chroma : {0, 1}) {
+      std::vector<TestFrame> frames;
+      for (int i = 0; i < n; ++i) frames.push_back(random_frame(rng, format, h, w, PlaneLayout::packed));
+      const std::vector<ferry_sample_desc> descs = frame_descs(frames);
+      ferry_source src = frames_source(format, descs);
+      src.chroma_filter = static_cast<ferry_chroma_filter>(chroma);
+      ferry_transform t;
+      ferry_transform_init(&t, sizeof t);
+      t.resize_w = t.resize_h = w / 3;
+      t.resize_mode = FERRY_RESIZE_LETTERBOX;
+      t.out_dtype = FERRY_DTYPE_FLOAT16;
+      auto b = submit(src, t, nullptr, FERRY_SOURCE_STAGE, 400 << 10);
+      stager_->wait(*b);
+      const std::uint64_t weighted_rows = static_cast<std::uint64_t>(n) * (h / 3) * w * 2;  // luma + chroma rows
+      if (chroma == 0)
+        EXPECT_EQ(b->footprint().row_bytes, weighted_rows) << "format " << format;
+      else
+        EXPECT_TRUE(!b->footprint().on() || b->footprint().row_bytes > weighted_rows * 3 / 2)
+            << "format " << format << ", linear chroma: " << b->footprint().row_bytes << " bytes staged";
+      expect_converted_in_place(*b, *converter_, src, t);
+      stager_->release(*b);
+      if (HasFailure()) {
+        ADD_FAILURE() << "format " << format << ", chroma filter " << chroma;
+        return;
+      }
+    }
+  }
+}
+
 // Random augmentation (include/ferry/augment.h): RandomResizedCrop and
 // CenterCrop windows drawn per sample, flips, ColorJitter with contrast (its
 // mean over each resized image), erasing; staged by the windows' footprint.
