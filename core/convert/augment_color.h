@@ -58,12 +58,14 @@ FERRY_RESIZE_FN void shift_hue(float* v, float h) {
   const float range = sub(maxc, minc);
   const float s = div(range, eqc ? 1.0f : maxc);
   const float divisor = eqc ? 1.0f : range;
-  const float rc = div(sub(maxc, r), divisor), gc = div(sub(maxc, g), divisor), bc = div(sub(maxc, b), divisor);
-  // Every case worked out and one chosen by selects, not branches: the
-  // pixels of a warp fall in different cases (their hues differ).
+  // torchvision's hue: with rc = (maxc - r) / divisor and gc, bc alike, bc - gc where maxc is r,
+  // rc + 2 - bc where it is g, else gc + 4 - rc. Each case needs two of the three quotients:
+  // its numerators are chosen first, so two divisions run, not three (the same roundings).
+  // Selects, not branches: the pixels of a warp fall in different cases (their hues differ).
   const bool is_r = maxc == r, is_g = !is_r && maxc == g;
-  const float hr = sub(bc, gc), hg = sub(add(rc, 2.0f), bc), hb = sub(add(gc, 4.0f), rc);
-  float hue = is_r ? hr : is_g ? hg : hb;
+  const float first = div(sub(maxc, is_r ? b : is_g ? r : g), divisor);
+  const float second = div(sub(maxc, is_r ? g : is_g ? b : r), divisor);
+  float hue = is_r ? sub(first, second) : sub(add(first, is_g ? 2.0f : 4.0f), second);
   hue = add(mul(hue, 1.0f / 6.0f), 1.0f);
   hue = sub(hue, floorf(hue));  // fmod(., 1) of a non-negative value
   hue = add(hue, h);
@@ -84,43 +86,72 @@ FERRY_RESIZE_FN void shift_hue(float* v, float h) {
   v[2] = (sector == 0 || sector == 1) ? p : sector == 2 ? t : (sector == 3 || sector == 4) ? maxc : q;
 }
 
-// Runs order[from .. to) on the pixel; `mean` is the sample's contrast mean.
-// Unrolled, each field read at a constant index: on the GPU the sample's
-// parameters then stay in registers, not in local memory.
-FERRY_RESIZE_FN void jitter(const SampleColor& c, float* v, int from, int to, float mean) {
+// Runs order[from .. to) on G pixels (px[g]: R, G, B); `mean` is the
+// sample's contrast mean. Each operation is looked up once and runs over the
+// G pixels: the GPU's augmented kernel passes a thread's rows a group at a
+// time (their independent chains hide the latency of the hue's divisions,
+// and the sample's fields are read once a group, not once a pixel), the CPU
+// backend one pixel at a time. Either way each pixel sees the same roundings.
+template <int G>
+FERRY_RESIZE_FN void jitter(const SampleColor& c, float (&px)[G][3], int from, int to, float mean) {
+  for (int i = from; i < to; ++i) {
+    const int op = c.order[i];
+    const float f = c.factor[op], complement = c.complement[op];
+    if (op == kBrightnessOp || op == kContrastOp) {
+      const float other = op == kBrightnessOp ? 0.0f : mean;
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-  for (int i = 0; i < 4; ++i) {
-    if (i < from || i >= to) continue;
-    const int op = c.order[i];
-    if (op == kBrightnessOp) {
-      for (int k = 0; k < 3; ++k) v[k] = blend(v[k], 0.0f, c.factor[0], c.complement[0]);
-    } else if (op == kContrastOp) {
-      for (int k = 0; k < 3; ++k) v[k] = blend(v[k], mean, c.factor[1], c.complement[1]);
+      for (int g = 0; g < G; ++g)
+        for (int k = 0; k < 3; ++k) px[g][k] = blend(px[g][k], other, f, complement);
     } else if (op == kSaturationOp) {
-      const float gray = gray_of(v);
-      for (int k = 0; k < 3; ++k) v[k] = blend(v[k], gray, c.factor[2], c.complement[2]);
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+      for (int g = 0; g < G; ++g) {
+        const float gray = gray_of(px[g]);
+        for (int k = 0; k < 3; ++k) px[g][k] = blend(px[g][k], gray, f, complement);
+      }
     } else {
-      shift_hue(v, c.factor[3]);
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+      for (int g = 0; g < G; ++g) shift_hue(px[g], f);
     }
   }
 }
 
-// The whole colour half: the jitter, then grayscale.
-FERRY_RESIZE_FN void apply(const SampleColor& c, float* v, float mean) {
-  jitter(c, v, 0, c.ops, mean);
-  if (c.grayscale) v[0] = v[1] = v[2] = gray_of(v);
+// The whole colour half on G pixels: the jitter, then grayscale.
+template <int G>
+FERRY_RESIZE_FN void apply(const SampleColor& c, float (&px)[G][3], float mean) {
+  jitter(c, px, 0, c.ops, mean);
+  if (c.grayscale) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int g = 0; g < G; ++g) px[g][0] = px[g][1] = px[g][2] = gray_of(px[g]);
+  }
 }
 
-// What the mean pass adds for one pixel: its gray value before contrast, in fixed point.
-FERRY_RESIZE_FN std::int64_t gray_before_contrast(const SampleColor& c, float* v) {
-  jitter(c, v, 0, c.contrast_at, 0.0f);
+// What the mean pass adds for the pixels of G whose bit is set in `shown`:
+// their gray values before contrast, in fixed point (an integer sum: the
+// same in any order).
+template <int G>
+FERRY_RESIZE_FN std::int64_t gray_before_contrast(const SampleColor& c, float (&px)[G][3], unsigned shown) {
+  jitter(c, px, 0, c.contrast_at, 0.0f);
+  std::int64_t sum = 0;
 #if defined(__CUDA_ARCH__)
-  return __double2ll_rn(static_cast<double>(gray_of(v)) * kGrayScale);
-#else
-  return std::llrint(static_cast<double>(gray_of(v)) * kGrayScale);
+#pragma unroll
 #endif
+  for (int g = 0; g < G; ++g) {
+    if (!(shown >> g & 1u)) continue;
+#if defined(__CUDA_ARCH__)
+    sum += __double2ll_rn(static_cast<double>(gray_of(px[g])) * kGrayScale);
+#else
+    sum += std::llrint(static_cast<double>(gray_of(px[g])) * kGrayScale);
+#endif
+  }
+  return sum;
 }
 
 FERRY_RESIZE_FN float mean_of(const SampleColor& c, std::int64_t gray_sum) {

@@ -187,6 +187,10 @@ void store_row(const ConvertPlan& p, std::uint8_t* out_row, const float* v, cons
   }
 }
 
+// Pixel o of a row of three-channel values, as the one-pixel group the
+// augmentation's operations take (augment_color.h runs groups of G).
+inline float (&pixel_of(float* v, std::int64_t o))[1][3] { return *reinterpret_cast<float(*)[1][3]>(v + o * 3); }
+
 // Augmentation, on one row's values: the pixels a crop takes from outside the
 // image read 0 (plan.zero_outside), then each pixel's colour operations.
 // Returns whether the row shows anything but letterbox.
@@ -204,7 +208,7 @@ bool augment_row(const ConvertPlan& p, std::int64_t g, float* v, std::uint8_t* i
     if (!p.sample_color.empty() && row_inside) {
       const augment::SampleColor& c = p.sample_color[static_cast<std::size_t>(g)];
       for (std::int64_t o = 0; o < p.out_w; ++o)
-        if (inside[o]) augment::apply(c, v + o * 3, mean);
+        if (inside[o]) augment::apply(c, pixel_of(v, o), mean);
     }
   }
   return row_inside;
@@ -218,7 +222,7 @@ std::int64_t row_gray_sum(const ConvertPlan& p, std::int64_t g, float* v, const 
     const augment::SampleColor& c = p.sample_color[static_cast<std::size_t>(g)];
     if (row_inside && c.contrast_at >= 0)
       for (std::int64_t o = 0; o < p.out_w; ++o)
-        if (inside[o]) sum += augment::gray_before_contrast(c, v + o * 3);
+        if (inside[o]) sum += augment::gray_before_contrast(c, pixel_of(v, o), 1u);
   }
   return sum;
 }
