@@ -45,4 +45,9 @@ int InFlightGate::in_flight() const {
   return in_flight_;
 }
 
+bool InFlightGate::full() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return in_flight_ >= max_;
+}
+
 }  // namespace ferry::core

@@ -30,6 +30,8 @@ class InFlightGate {
   void wait_idle() noexcept;
 
   int in_flight() const;
+  // Every place is taken: a submit may be waiting for the next one given back.
+  bool full() const;
   int max_in_flight() const noexcept { return max_; }
 
  private:

@@ -17,9 +17,11 @@
 //   input buffer, convert into the output. The streams of a batch are joined
 //   on its home stream by events, where its done event is recorded and the
 //   caller's hand-off stream waits.
-//   completion thread: waits for each batch's done event, adds the
-//   statistics, gives its place in flight back, runs the completion hook
-//   (never under a ferry lock).
+//   completion thread: waits for each batch's done event (synchronizing on
+//   it where a callback or a blocked submit waits on the thread, else polling
+//   it, so as not to slow the caller's own synchronize: await_device_work),
+//   adds the statistics, gives its place in flight back, runs the completion
+//   hook (never under a ferry lock).
 //
 // Destruction (the context's): new submits are refused, batches in flight
 // finish, those still alive are detached (their resources go back, see
@@ -161,6 +163,7 @@ class Stager {
   void staging_loop();
   void completion_loop();
   void finish(const std::shared_ptr<Batch>& batch);
+  void await_device_work(const Batch& batch);  // the completion thread's wait (stager_complete.cpp)
   void unpin_source(Batch& batch) noexcept;
   void count_outcome(Batch& batch, bool failed) noexcept;
   void take_unreleased_slot();  // Status::OutOfMemory at the bound

@@ -1,19 +1,57 @@
 // Stager: a batch's completion (statistics, place in flight, callback) and
 // the return of its device resources.
+#include <chrono>
+#include <thread>
+
 #include "core/stage/stager.h"
 
 namespace ferry::core {
+
+// The completion thread's wait for a batch's device work.
+//  - Where someone waits on the completion thread itself: cudaEventSynchronize,
+//    so that it is told as soon as the GPU is done. That is a batch with a
+//    completion callback (how its caller learns of the end), and any batch
+//    while every place in flight is taken (a submit may be blocked on the
+//    place this batch gives back: back-to-back frames, pipelines).
+//  - Otherwise: cudaEventQuery, then a sleep of kQuietPoll (about 70 us with
+//    Linux's timer slack), looking again each time whether someone now waits.
+//    The caller learns of the end on its own (its stream, ferry_batch_wait or
+//    ferry_batch_query, which look at the done event themselves), and a
+//    second thread synchronizing on the same GPU work delays the caller's own
+//    synchronize. Measured on an H200 (a 1080p frame's copy and ferry's
+//    kernel on one stream, the caller synchronizing on its stream, medians of
+//    8 runs of 300 frames): +12.7 us over a memcpy of the frame alone, +15.3
+//    with a second thread in cudaEventSynchronize on the batch's end, +14.1
+//    with it on a blocking-sync event, +13.6 with it polling every 20 us.
+//    ferry_bench_frame's frame row, old and new alternated on one host:
+//    +17.8 to +20.2 us over the memcpy before, +13.0 to +15.6 after; its one
+//    image (submit -> wait) +10.8 to +14.2 before, +9.6 to +11.8 after
+//    (bench/RESULTS.md, 2026-12-01). Polling whether or not the gate was full
+//    cost the pageable pipeline 2 % (its submits waited for places given back
+//    up to 70 us late).
+void Stager::await_device_work(const Batch& b) {
+  constexpr auto kQuietPoll = std::chrono::microseconds(20);
+  auto awaited = [&] { return static_cast<bool>(b.submitted.on_complete) || gate_.full(); };
+  auto await = [&](EventHandle done) {
+    while (!awaited()) {
+      if (runtime_.event_query(done)) return;
+      std::this_thread::sleep_for(kQuietPoll);
+    }
+    runtime_.event_synchronize(done);
+  };
+  if (b.done_event_ != nullptr) {
+    await(b.done_event_);
+  } else {
+    for (const ChunkWork& w : b.chunks_)
+      if (w.queued && w.done != nullptr) await(w.done);
+  }
+}
 
 void Stager::finish(const std::shared_ptr<Batch>& batch) {
   Batch& b = *batch;
   std::optional<Error> device_error;
   try {
-    if (b.done_event_ != nullptr) {
-      runtime_.event_synchronize(b.done_event_);
-    } else {
-      for (const ChunkWork& w : b.chunks_)
-        if (w.queued && w.done != nullptr) runtime_.event_synchronize(w.done);
-    }
+    await_device_work(b);
   } catch (const Error& e) {
     device_error = e;
   } catch (...) {
