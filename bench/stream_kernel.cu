@@ -8,7 +8,8 @@ namespace {
 // Thread i reads input vector i once and writes it, changed, into each of
 // the output's planes of in_units vectors (the last plane partial): every
 // store instruction of a warp 512 contiguous bytes, as the conversion
-// kernels' NCHW stores are; no arithmetic beyond the addresses.
+// kernels' NCHW stores are, and streaming (st.global.cs) as theirs are; no
+// arithmetic beyond the addresses.
 __global__ void stream_kernel(const uint4* __restrict__ in, std::uint64_t in_units, uint4* __restrict__ out,
                               std::uint64_t out_units) {
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
@@ -17,9 +18,9 @@ __global__ void stream_kernel(const uint4* __restrict__ in, std::uint64_t in_uni
     const uint4 v = __ldg(in + i);
     for (std::uint64_t r = 0; r < planes; ++r) {
       const unsigned t = static_cast<unsigned>(r);
-      out[r * in_units + i] = make_uint4(v.x + t, v.y ^ t, v.z, v.w);
+      __stcs(out + r * in_units + i, make_uint4(v.x + t, v.y ^ t, v.z, v.w));
     }
-    if (i < rest) out[planes * in_units + i] = make_uint4(v.w, v.z, v.y, v.x);
+    if (i < rest) __stcs(out + planes * in_units + i, make_uint4(v.w, v.z, v.y, v.x));
   }
 }
 

@@ -181,6 +181,13 @@ inline const ManyStepsSpec many_steps_specs[] = {
      false, false, false, core::KernelPath::pixels},
     {"pixels bf16 NHWC pad to 4, per-sample mean/std", 96, 64, 3, FERRY_DTYPE_BFLOAT16, FERRY_LAYOUT_NHWC,
      ManyStepsWindows::whole, false, true, false, true, core::KernelPath::pixels},
+    // gray -> RGB in each unit size (4, 8 and 16 elements: each first channel r)
+    {"pixels f32 NHWC gray->RGB aligned crops, per-sample mean/std", 96, 64, 1, FERRY_DTYPE_FLOAT32,
+     FERRY_LAYOUT_NHWC, ManyStepsWindows::aligned_crops, true, false, false, true, core::KernelPath::pixels},
+    {"pixels bf16 NHWC gray->RGB, per-sample mean/std", 96, 64, 1, FERRY_DTYPE_BFLOAT16, FERRY_LAYOUT_NHWC,
+     ManyStepsWindows::whole, true, false, false, true, core::KernelPath::pixels},
+    {"pixels u8 NHWC gray->RGB aligned crops", 96, 64, 1, FERRY_DTYPE_UINT8, FERRY_LAYOUT_NHWC,
+     ManyStepsWindows::aligned_crops, true, false, false, false, core::KernelPath::pixels},
 };
 
 }  // namespace ferry::test

@@ -16,8 +16,9 @@
 // starts on 4 bytes and is a whole number of words, so no word leaves the
 // run), funnel-shifted so that the first pixel starts at byte 0. Element t is
 // channel (r + t) % OCT of pixel (r + t) / OCT, r being the unit's first
-// element's channel: 0 when OCT divides N, else (OCT 3) one of three
-// compile-time cases picked per unit.
+// element's channel: 0 when OCT divides N, else (OCT 3) 0, 1 or 2, chosen
+// with selects, the coefficients rotated once a chunk. A gray source (C 1)
+// converts each pixel once and picks it per element.
 //
 // Arithmetic: convert_unit_math.cuh, the window kernel's per element
 // (bit-identical to the CPU backend); uint8 output moves the bytes.
@@ -125,9 +126,37 @@ __device__ __forceinline__ void unit_coefficients(const KernelParams& p, std::ui
   }
 }
 
+// The coefficients for a unit whose first element is channel r of its pixel
+// (3 output channels): element t = 3m + j takes channel (r + j) % 3's, so
+// they are rotated by r, with selects (no branch on r: the lanes of a warp
+// start at different channels; a branch ran all three cases, 0.41 of a D2D
+// copy for BGR -> RGB bf16 on an H200).
+struct UnitCoefficients {
+  float a[3], b[3];
+};
+
+__device__ __forceinline__ UnitCoefficients rotate_coefficients(unsigned r, const float (&a)[4], const float (&b)[4]) {
+  const bool r0 = r == 0, r1 = r == 1;
+  UnitCoefficients k;
+#pragma unroll
+  for (int j = 0; j < 3; ++j) {
+    k.a[j] = r0 ? a[j] : r1 ? a[(j + 1) % 3] : a[(j + 2) % 3];
+    k.b[j] = r0 ? b[j] : r1 ? b[(j + 1) % 3] : b[(j + 2) % 3];
+  }
+  return k;
+}
+
+// The same rotated by `by` more (a compile-time value once unrolled: no instructions).
+__device__ __forceinline__ UnitCoefficients rotate_further(const UnitCoefficients& k, int by) {
+  UnitCoefficients r;
+#pragma unroll
+  for (int j = 0; j < 3; ++j) r.a[j] = k.a[(j + by) % 3], r.b[j] = k.b[(j + by) % 3];
+  return r;
+}
+
 template <DType D, int C, int OCT>
 __device__ __forceinline__ void store_pixels_unit(const KernelParams& p, const LoadedPixels<D, C, OCT>& lu,
-                                                  const float (&a)[4], const float (&b)[4]) {
+                                                  const float (&a)[4], const float (&b)[4], const UnitCoefficients& k) {
   using S = PixelsShape<D, C, OCT>;
   constexpr int N = S::N, IW = S::kIn;
   std::uint32_t in[IW];  // the unit's source bytes from its first pixel's on
@@ -146,34 +175,51 @@ __device__ __forceinline__ void store_pixels_unit(const KernelParams& p, const L
   } else {
     static_assert(OCT == 3, "units start mid-pixel only for 3 channels");
     // The unit starts at channel r of its first pixel, so element t = 3m + j
-    // is channel k_j = (r + j) % 3 of pixel m + c_j, c_j = (r + j) / 3: byte
-    // C * m + off_j of the source. The host packs off_j for every r
-    // (KernelParams::pixel_offsets) and the coefficients are rotated by r:
-    // no branch on r (the lanes of a warp start at different channels; a
-    // branch ran all three cases, 0.41 of a D2D copy for BGR -> RGB bf16 on
-    // an H200) and no per-unit table work.
+    // is channel (r + j) % 3 (k, rotated by the caller) of pixel m + c_j,
+    // c_j = (r + j) / 3: 1 where r + j >= 3.
     const unsigned r = lu.first;
-    const auto offsets = static_cast<unsigned>(p.pixel_offsets >> (12 * r));
-    const bool r0 = r == 0, r1 = r == 1;
-    float ra[3], rb[3];
+    if constexpr (C == 1) {
+      // Gray: each pixel's value once, then picked per element (H200, gray ->
+      // RGB bf16 NHWC: a value per element took ~106 instructions a unit).
+      UnitValue<D> pixel[S::kPixels];
 #pragma unroll
-    for (int j = 0; j < 3; ++j) {
-      ra[j] = r0 ? a[j] : r1 ? a[(j + 1) % 3] : a[(j + 2) % 3];
-      rb[j] = r0 ? b[j] : r1 ? b[(j + 1) % 3] : b[(j + 2) % 3];
-    }
-#pragma unroll
-    for (int t = 0; t < N; ++t) {
-      const int m = t / 3, j = t % 3, base = C * m, w = base / 4;
-      const unsigned at = static_cast<unsigned>(base % 4) + ((offsets >> (4 * j)) & 15u);  // of in[w], in[w + 1], in[w + 2]
-      std::uint32_t lo = in[w], hi = in[w + 1 < IW ? w + 1 : w];
-      unsigned sel = at;
-      if (base % 4 + 2 * C - 1 >= 8) {  // off_j <= 2C - 1 may reach the third word (known once unrolled)
-        const bool up = at >= 8;
-        lo = up ? hi : lo;
-        hi = up ? in[w + 2 < IW ? w + 2 : IW - 1] : hi;
-        sel = up ? at - 4 : at;
+      for (int m = 0; m < S::kPixels; ++m) {
+        if constexpr (D == DType::UInt8) {
+          pixel[m] = (in[m / 4] >> (8 * (m % 4))) & 0xFFu;
+        } else {
+          pixel[m] = byte_float(in[m / 4], static_cast<unsigned>(m % 4));
+        }
       }
-      v[t] = pixels_value<D>(lo, hi, sel, ra[j], rb[j]);
+      const bool next1 = r == 2, next2 = r != 0;  // c_1, c_2
+#pragma unroll
+      for (int t = 0; t < N; ++t) {
+        const int m = t / 3, j = t % 3;
+        const UnitValue<D> x = j == 0 ? pixel[m] : (j == 1 ? next1 : next2) ? pixel[m + 1] : pixel[m];
+        if constexpr (D == DType::UInt8) {
+          v[t] = x;
+        } else {
+          v[t] = affine(x, k.a[j], k.b[j]);
+        }
+      }
+    } else {
+      // Element t = 3m + j reads byte C * m + off_j; the host packs off_j
+      // for every r (KernelParams::pixel_offsets): no per-unit table work.
+      const auto offsets = static_cast<unsigned>(p.pixel_offsets >> (12 * r));
+#pragma unroll
+      for (int t = 0; t < N; ++t) {
+        const int m = t / 3, j = t % 3, base = C * m, w = base / 4;
+        // of in[w], in[w + 1], in[w + 2]
+        const unsigned at = static_cast<unsigned>(base % 4) + ((offsets >> (4 * j)) & 15u);
+        std::uint32_t lo = in[w], hi = in[w + 1 < IW ? w + 1 : w];
+        unsigned sel = at;
+        if (base % 4 + 2 * C - 1 >= 8) {  // off_j <= 2C - 1 may reach the third word (known once unrolled)
+          const bool up = at >= 8;
+          lo = up ? hi : lo;
+          hi = up ? in[w + 2 < IW ? w + 2 : IW - 1] : hi;
+          sel = up ? at - 4 : at;
+        }
+        v[t] = pixels_value<D>(lo, hi, sel, k.a[j], k.b[j]);
+      }
     }
   }
   std::uint32_t w[4];
@@ -182,7 +228,7 @@ __device__ __forceinline__ void store_pixels_unit(const KernelParams& p, const L
 #pragma unroll
     for (int q = 0; q < 4; ++q) w[q] = (w[q] & ~p.pad_mask[q]) | p.pad_pattern[q];
   }
-  *reinterpret_cast<uint4*>(lu.out) = make_uint4(w[0], w[1], w[2], w[3]);
+  store_output_vector(lu.out, w[0], w[1], w[2], w[3]);
 }
 
 // Warps stride over chunks of 32 * kStep units; lane l takes units l,
@@ -208,15 +254,21 @@ __global__ void __launch_bounds__(kThreads, resident_blocks(kBlocks, kThreads)) 
       LoadedPixels<D, C, OCT> loaded[kStep];
 #pragma unroll
       for (int k = 0; k < kStep; ++k) loaded[k] = load_pixels_unit<D, C, OCT>(at, at.u + 32u * k);
+      // Unit k starts at channel (r_0 + 32 N k) % 3 of its pixel: the
+      // coefficients are rotated once for the chunk, then by constants.
+      const UnitCoefficients first = rotate_coefficients(loaded[0].first, a, b);
 #pragma unroll
-      for (int k = 0; k < kStep; ++k) store_pixels_unit<D, C, OCT>(p, loaded[k], a, b);
+      for (int k = 0; k < kStep; ++k)
+        store_pixels_unit<D, C, OCT>(p, loaded[k], a, b, rotate_further(first, 32 * PixelsShape<D, C, OCT>::N * k % 3));
     } else {  // the units cross a run's end: each located on its own
-      store_pixels_unit<D, C, OCT>(p, load_pixels_unit<D, C, OCT>(at, at.u), a, b);
+      const LoadedPixels<D, C, OCT> lu = load_pixels_unit<D, C, OCT>(at, at.u);
+      store_pixels_unit<D, C, OCT>(p, lu, a, b, rotate_coefficients(lu.first, a, b));
       for (int k = 1; k < kStep; ++k) {
         if (unit + 32u * k >= p.units) break;
         const RunPosition next = locate_unit(p, C, unit + 32u * k);
         if constexpr (SAMPLE_COEF) unit_coefficients<true>(p, next.sample, a, b);
-        store_pixels_unit<D, C, OCT>(p, load_pixels_unit<D, C, OCT>(next, next.u), a, b);
+        const LoadedPixels<D, C, OCT> nu = load_pixels_unit<D, C, OCT>(next, next.u);
+        store_pixels_unit<D, C, OCT>(p, nu, a, b, rotate_coefficients(nu.first, a, b));
       }
     }
   }

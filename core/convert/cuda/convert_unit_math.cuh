@@ -2,7 +2,8 @@
 // convert_window_kernel.cuh, convert_pixels_kernel.cu): element sizes,
 // byte -> float without I2F, the folded affine step, packing to 16-bit pairs
 // or a whole 16-byte vector, replacing one element of it, a 16-byte vector's
-// store (whole or element by element), and where a sample starts.
+// store (whole and streaming, or element by element), and where a sample
+// starts.
 //
 // Arithmetic, bit-identical to the CPU backend: float(x) is made exactly as
 // (0x4B000000 | x) - 2^23 (one PRMT and one FADD, no I2F on the slow
@@ -51,13 +52,23 @@ __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
   }
 }
 
+// One 16-byte output vector (dst aligned), stored streaming (st.global.cs,
+// first out of L2): the output is written once and read at most once, by the
+// caller. H200, a trivial kernel of the conversions' read:write mixes against
+// a D2D copy (.carry probe stream_hint.cu): +0.5-1 % with NCHW planes, +1-2 %
+// where a warp's stores are contiguous (NHWC).
+__device__ __forceinline__ void store_output_vector(std::uint8_t* dst, std::uint32_t x, std::uint32_t y,
+                                                    std::uint32_t z, std::uint32_t w) {
+  __stcs(reinterpret_cast<uint4*>(dst), make_uint4(x, y, z, w));
+}
+
 // Stores the vector: one 16-byte store when all its elements are wanted and
 // dst is aligned, else the first `count` elements one by one.
 template <DType D>
 __device__ __forceinline__ void store_vector(std::uint8_t* dst, const std::uint32_t (&w)[4], int count) {
   constexpr int E = elem_size<D>(), G = 16 / E;
   if (count >= G && (reinterpret_cast<std::uintptr_t>(dst) & 15) == 0) {
-    *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
+    store_output_vector(dst, w[0], w[1], w[2], w[3]);
     return;
   }
 #pragma unroll

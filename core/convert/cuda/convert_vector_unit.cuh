@@ -64,7 +64,7 @@ template <DType D>
 __device__ __forceinline__ void store_unit(std::uint8_t* dst, const UnitValue<D> (&v)[16 / elem_size<D>()]) {
   std::uint32_t w[4];
   pack_vector<D>(v, w);
-  *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
+  store_output_vector(dst, w[0], w[1], w[2], w[3]);
 }
 
 struct Coefficients {
@@ -154,7 +154,7 @@ __device__ __forceinline__ void store_vector_unit(const KernelParams& p,
         store_unit<D>(out + c * p.out_c, v);
       } else {
         const std::uint32_t bits = replicate<D>(p.pad_bits);
-        *reinterpret_cast<uint4*>(out + c * p.out_c) = make_uint4(bits, bits, bits, bits);
+        store_output_vector(out + c * p.out_c, bits, bits, bits, bits);
       }
     }
   }
