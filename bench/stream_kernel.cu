@@ -33,7 +33,8 @@ cudaError_t launch_stream_kernel(const void* in, std::size_t in_bytes, void* out
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, stream_kernel, 256, 0);
-  stream_kernel<<<sms * (blocks > 0 ? blocks : 1), 256, 0, stream>>>(static_cast<const uint4*>(in), in_bytes / 16,
+  // 16 waves of blocks, as the unit kernels' grid (cuda_converter.cpp, kUnitGridWaves).
+  stream_kernel<<<16 * sms * (blocks > 0 ? blocks : 1), 256, 0, stream>>>(static_cast<const uint4*>(in), in_bytes / 16,
                                                                      static_cast<uint4*>(out), out_bytes / 16);
   return cudaGetLastError();
 }
