@@ -31,7 +31,8 @@ namespace ferry::core {
 //    up to 70 us late).
 void Stager::await_device_work(const Batch& b) {
   constexpr auto kQuietPoll = std::chrono::microseconds(20);
-  auto awaited = [&] { return static_cast<bool>(b.submitted.on_complete) || gate_.full(); };
+  const bool has_callback = static_cast<bool>(b.submitted.on_complete);  // fixed at submit
+  auto awaited = [&] { return has_callback || gate_.full(); };
   auto await = [&](EventHandle done) {
     while (!awaited()) {
       if (runtime_.event_query(done)) return;

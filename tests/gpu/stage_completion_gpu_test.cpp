@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/gpu/gpu_test_util.h"
+#include "tests/support/test_context.h"
 
 #if FERRY_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -20,17 +21,6 @@ namespace {
 
 using namespace ferry::test;
 using Clock = std::chrono::steady_clock;
-
-ferry_context_t nonblocking_context(int max_in_flight) {
-  ferry_context_options o;
-  ferry_context_options_init(&o, sizeof o);
-  o.device_kind = FERRY_DEVICE_CUDA;
-  o.max_batches_in_flight = max_in_flight;
-  o.submit_nonblocking = 1;  // a full gate answers Busy: the test retries, bounded by its deadline
-  ferry_context_t ctx = nullptr;
-  EXPECT_EQ(ferry_context_create(&ctx, &o), FERRY_OK) << ferry_last_error();
-  return ctx;
-}
 
 std::uint64_t batches_completed(ferry_context_t ctx) {
   ferry_stats s;
@@ -50,7 +40,8 @@ TEST(CompletionGpu, BatchesNobodyWaitsForCompleteOnlyAfterTheirWork) {
   constexpr int kBatches = 16;
   for (int max_in_flight : {2, 64}) {
     SCOPED_TRACE(testing::Message() << "max_batches_in_flight " << max_in_flight);
-    ferry_context_t ctx = nonblocking_context(max_in_flight);
+    // Nonblocking: a full gate answers Busy; the test retries, bounded by its deadline.
+    ferry_context_t ctx = gpu_context(0, max_in_flight, 1);
     auto src = make_source(ctx, SourceKind::kFerryPinned, 64, 224, 224, 7);  // copied straight from it
     auto tr = make_transform(TransformKind::kUint8Bgr, 64, 224, 224);
     std::size_t bytes = 0;

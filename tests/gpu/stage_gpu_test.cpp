@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/gpu/gpu_test_util.h"
+#include "tests/support/test_context.h"
 
 #if FERRY_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -21,18 +22,6 @@
 namespace {
 
 using namespace ferry::test;
-
-ferry_context_t gpu_context(int device = 0, int max_in_flight = 4, int nonblocking = 0) {
-  ferry_context_options o;
-  ferry_context_options_init(&o, sizeof o);
-  o.device_kind = FERRY_DEVICE_CUDA;
-  o.device_index = device;
-  o.max_batches_in_flight = max_in_flight;
-  o.submit_nonblocking = nonblocking;
-  ferry_context_t ctx = nullptr;
-  EXPECT_EQ(ferry_context_create(&ctx, &o), FERRY_OK) << ferry_last_error();
-  return ctx;
-}
 
 std::vector<std::uint8_t> to_host(const void* device, std::size_t bytes) {
   std::vector<std::uint8_t> host(bytes);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/gpu/gpu_test_util.h"
+#include "tests/support/test_context.h"
 #include "tests/support/stage_test_util.h"
 
 namespace {
@@ -24,15 +25,6 @@ __global__ void slow_copy(const unsigned char* src, unsigned char* dst, size_t b
   }
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < bytes; i += size_t(gridDim.x) * blockDim.x)
     dst[i] = src[i];
-}
-
-ferry_context_t gpu_context() {
-  ferry_context_options o;
-  ferry_context_options_init(&o, sizeof o);
-  o.device_kind = FERRY_DEVICE_CUDA;
-  ferry_context_t ctx = nullptr;
-  EXPECT_EQ(ferry_context_create(&ctx, &o), FERRY_OK) << ferry_last_error();
-  return ctx;
 }
 
 // Reads device memory on a stream through a kernel (after `spin` cycles),
