@@ -87,7 +87,8 @@ class CudaConverter {
   int sm_count_ = 1;
   std::once_flag upload_stream_once_;
   StreamHandle upload_stream_ = nullptr;
-  // The vector kernel's grid cap, filled on first use (racing writers store the same value).
+  // The kernels' grid caps, filled on first use (racing writers store the same value): for the
+  // unit kernels (vector, pixels, window) 16 waves of the blocks an SM holds (kUnitGridWaves).
   int max_vector_blocks(const cuda_convert::KernelParams& p, DType dtype, int step);
   int max_pixels_blocks(DType dtype, int c, int oct);
   int max_window_blocks(DType dtype, int c, int shape);
