@@ -54,9 +54,9 @@ __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
 
 // One 16-byte output vector (dst aligned), stored streaming (st.global.cs,
 // first out of L2): the output is written once and read at most once, by the
-// caller. H200, a trivial kernel of the conversions' read:write mixes against
-// a D2D copy (.carry probe stream_hint.cu): +0.5-1 % with NCHW planes, +1-2 %
-// where a warp's stores are contiguous (NHWC).
+// caller. H200, against a D2D copy: a trivial kernel of the conversions'
+// read:write mixes +0.5-1 % with NCHW planes, +1-2 % where a warp's stores
+// are contiguous (NHWC); the kernel table's rows +0-4 % (PERF_NOTES.md, 11).
 __device__ __forceinline__ void store_output_vector(std::uint8_t* dst, std::uint32_t x, std::uint32_t y,
                                                     std::uint32_t z, std::uint32_t w) {
   __stcs(reinterpret_cast<uint4*>(dst), make_uint4(x, y, z, w));

@@ -31,8 +31,8 @@ int cached_blocks(int& slot, Compute&& compute) {
 
 // The unit kernels' grid: 16 times the blocks an SM holds at once, each
 // thread grid-striding over fewer chunks, rather than one resident wave
-// striding over all of them. H200, ferry_bench_convert (1024 x 224 x 224,
-// two runs, one host), ratio to a D2D copy at 1 / 8 / 16 / 32 waves: f32
+// striding over all of them. H200, ferry_bench_convert (1024 x 224 x 224;
+// PERF_NOTES.md, 12), ratio to a D2D copy at 1 / 8 / 16 / 32 waves: f32
 // NCHW normalize 0.883 / 0.917 / 0.929 / 0.932, gray->RGB f32 NCHW 0.855 /
 // 0.893 / 0.907 / 0.895, padded window 0.801 / 0.855 / 0.887 / 0.896, crop +
 // flip f16 0.836 / 0.890 / 0.892 / 0.865; one chunk a warp (no striding)
