@@ -127,6 +127,51 @@ TEST(ResizeGpu, RandomBatchesOfEightOrMoreMatchTheCpuBackend) {
   EXPECT_EQ(failures, 0) << "of " << cases << " cases";
 }
 
+// Images of one size that all do the same (one window, resize, mirror and
+// mean/std, the data form, a gap between samples): one row in the kernel's
+// parameter serves all 24 (cuda_converter_resample.cpp, one_geometry), each
+// interpolation and mode, down and up, to f16 and to u8 with a crop and a mirror.
+TEST(ResizeGpu, BatchesOfOneGeometryMatchTheCpuBackend) {
+  FERRY_REQUIRE_GPU();
+  WindowCaseRig rig(4 << 20, 16 << 20);
+  ASSERT_EQ(rig.problem, "");
+  const std::int64_t n = 24, h = 47, w = 61, stride_n = h * w * 3 + 40;
+  std::mt19937 rng(2026);
+  std::vector<std::uint8_t> data(static_cast<std::size_t>(n * stride_n));
+  for (std::uint8_t& b : data) b = static_cast<std::uint8_t>(rng());
+  int failures = 0, cases = 0;
+  for (ferry_interpolation m : kInterpolations)
+    for (ferry_resize_mode mode : {FERRY_RESIZE_STRETCH, FERRY_RESIZE_LETTERBOX, FERRY_RESIZE_SHORTER_SIDE})
+      for (int variant = 0; variant < 2; ++variant, ++cases) {
+        VariableCheck c;
+        ferry_source_init(&c.source, sizeof c.source);
+        c.source.data = data.data(), c.source.bytes = data.size();
+        c.source.n = n, c.source.h = h, c.source.w = w, c.source.c = 3, c.source.stride_n = stride_n;
+        ferry_transform& t = c.transform;
+        ferry_transform_init(&t, sizeof t);
+        t.interpolation = m, t.resize_mode = mode;
+        if (variant == 0) {  // down, normalized f16
+          t.out_dtype = FERRY_DTYPE_FLOAT16, t.resize_w = 33, t.resize_h = 29, t.resize_shorter = 40;
+          t.mean[0] = 0.485f, t.mean[1] = 0.456f, t.mean[2] = 0.406f;
+          t.std[0] = 0.229f, t.std[1] = 0.224f, t.std[2] = 0.225f;
+        } else {  // up, u8, a crop, mirrored
+          t.out_dtype = FERRY_DTYPE_UINT8, t.resize_w = 96, t.resize_h = 80, t.resize_shorter = 90;
+          t.crop = ferry_rect{3, 5, 50, 37};
+          t.mirror = FERRY_MIRROR_X;
+        }
+        ferry_output_init(&c.output, sizeof c.output);
+        ferry_tensor_info info;
+        ferry_tensor_info_init(&info, sizeof info);
+        ASSERT_EQ(ferry_transform_describe_output(&info, &c.source, &t), FERRY_OK) << ferry_last_error();
+        c.output.bytes = info.bytes;
+        const std::string problem = rig.check(c);
+        if (!problem.empty() && ++failures <= 10)
+          ADD_FAILURE() << interpolation_name(m) << "/" << resize_mode_name(mode) << "/variant " << variant << ": "
+                        << problem;
+      }
+  EXPECT_EQ(failures, 0) << "of " << cases << " cases";
+}
+
 // Images of 300-500 px resized to 224 x 224, more samples than ride in the
 // kernel parameter (the uploaded table), every interpolation and dtype.
 TEST(ResizeGpu, TrainingCropsOfLargeImagesMatchTheCpuBackend) {

@@ -45,6 +45,10 @@ enum class Sampler : int {
 struct ResampleParams {
   const ResampleSample* table = nullptr;  // local sample i at table[i], or NULL: inline[i]
   ResampleSample inline_samples[kInlineSamples];
+  // Not 0 (table NULL): samples of one size that all do the same (one
+  // geometry, the data form), each local sample i inline_samples[0] with its
+  // data `one_geometry_stride` * i bytes further: any count with no table.
+  std::int64_t one_geometry_stride = 0;
   std::uint8_t* out = nullptr;             // the whole output (global sample 0)
   std::int64_t first = 0, count = 0;       // global index of local sample 0; samples
   std::int64_t out_n = 0, out_c = 0, out_h = 0, out_w = 0;  // the output's byte strides
