@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -123,6 +124,29 @@ double pipelined_seconds(int in_flight, int batches, Submit&& submit) {
   std::vector<double> seconds;
   for (int r = 0; r < 3; ++r) seconds.push_back(run(batches));
   return percentile(seconds, 0.5);
+}
+
+// What `queue` queues on `stream` from this thread (it returns false where a
+// call failed), captured once as a CUDA graph and instantiated: replaying it
+// is one cudaGraphLaunch. NULL, with `why` set, where the capture failed.
+template <typename Queue>
+cudaGraphExec_t capture_graph(cudaStream_t stream, Queue&& queue, std::string& why) {
+  if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+    why = "cudaStreamBeginCapture failed";
+    return nullptr;
+  }
+  const bool queued = queue();
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+  cudaGraphExec_t exec = nullptr;
+  if (!queued || ended != cudaSuccess || cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) {
+    why = queued ? std::string("capture: ") + cudaGetErrorString(ended)
+                 : std::string("in capture: ") + ferry_last_error();
+    exec = nullptr;
+  }
+  if (graph != nullptr) cudaGraphDestroy(graph);
+  cudaGetLastError();  // a failed capture leaves no sticky error
+  return exec;
 }
 
 }  // namespace ferry::bench

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <cuda_runtime_api.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -261,6 +262,63 @@ TEST(StageHandoff, CopiesRunWhileTheHandoffStreamIsBusy) {
   ferry_memory_free_host(ctx, pinned);
   cudaFree(device);
   cudaEventDestroy(kernel_end);
+  EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
+  cudaStreamDestroy(s);
+}
+
+// One image (or frame) into the caller's buffer with a hand-off: its kernel
+// runs on the hand-off stream. Images submitted back to back, more of them
+// than ferry has pipeline streams, while the hand-off stream is busy: each
+// later image's copy into a stream's input buffer must wait for the kernel
+// (behind the busy one) that reads the earlier image from it. Half the images
+// carry a per-sample mirror, whose table is copied before the image.
+TEST(StageHandoff, ImagesIntoCallerBuffersBehindABusyHandoffStreamKeepTheirBytes) {
+  FERRY_REQUIRE_GPU();
+  ferry_context_t ctx = gpu_context(0, 16);
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  constexpr int kImages = 12;
+  const std::int64_t h = 720, w = 1280;  // 2.8 MB: one chunk, copied, not read in place
+  std::vector<std::unique_ptr<TestSource>> sources;
+  std::vector<std::unique_ptr<TestTransform>> transforms;
+  std::vector<void*> dests(kImages, nullptr);
+  std::vector<std::size_t> bytes(kImages, 0);
+  std::vector<ferry_output> outs(kImages);
+  for (int i = 0; i < kImages; ++i) {
+    sources.push_back(make_source(ctx, SourceKind::kFerryPinned, 1, h, w, 900u + static_cast<std::uint32_t>(i)));
+    transforms.push_back(make_transform(i % 2 ? TransformKind::kHalfCropMirror : TransformKind::kDefault, 1, h, w));
+    outs[i] = padded_output(sources[i]->source, transforms[i]->t, &bytes[i]);
+    ASSERT_EQ(cudaMalloc(&dests[i], bytes[i]), cudaSuccess);
+    outs[i].data = dests[i];
+  }
+  ferry_submit_options opts;
+  ferry_submit_options_init(&opts, sizeof opts);
+  opts.handoff_stream = s;
+  opts.has_handoff_stream = 1;
+  ferry_batch_t b = nullptr;  // warm up: the kernels loaded before the busy kernel
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(ferry_batch_submit(&b, ctx, &sources[i]->source, &transforms[i]->t, &outs[i], &opts), FERRY_OK)
+        << ferry_last_error();
+    ASSERT_EQ(ferry_batch_release(b), FERRY_OK);
+  }
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  for (int i = 0; i < kImages; ++i) ASSERT_EQ(cudaMemset(dests[i], kPoison, bytes[i]), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  busy_for<<<1, 1, 0, s>>>(300ull * 1000 * 1000);  // far longer than the twelve copies (about 0.6 ms)
+  for (int i = 0; i < kImages; ++i) {
+    ASSERT_EQ(ferry_batch_submit(&b, ctx, &sources[i]->source, &transforms[i]->t, &outs[i], &opts), FERRY_OK)
+        << ferry_last_error();
+    ASSERT_EQ(ferry_batch_release(b), FERRY_OK);  // stream-ordered: the hand-off stream holds the result
+  }
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  for (int i = 0; i < kImages; ++i) {
+    std::vector<std::uint8_t> got(bytes[i]);
+    ASSERT_EQ(cudaMemcpy(got.data(), dests[i], bytes[i], cudaMemcpyDeviceToHost), cudaSuccess);
+    const auto expected = expected_output(sources[i]->source, transforms[i]->t, outs[i], bytes[i]);
+    EXPECT_EQ(first_difference(got.data(), expected.data(), bytes[i]), -1) << "image " << i;
+    cudaFree(dests[i]);
+  }
+  sources.clear();
   EXPECT_EQ(ferry_context_destroy(ctx), FERRY_OK);
   cudaStreamDestroy(s);
 }
