@@ -266,12 +266,12 @@ TEST(StageHandoff, CopiesRunWhileTheHandoffStreamIsBusy) {
   cudaStreamDestroy(s);
 }
 
-// One image (or frame) into the caller's buffer with a hand-off: its kernel
-// runs on the hand-off stream. Images submitted back to back, more of them
-// than ferry has pipeline streams, while the hand-off stream is busy: each
-// later image's copy into a stream's input buffer must wait for the kernel
-// (behind the busy one) that reads the earlier image from it. Half the images
-// carry a per-sample mirror, whose table is copied before the image.
+// Images (or frames) into the caller's buffers with a hand-off, submitted
+// back to back while the hand-off stream is busy, more of them than ferry has
+// pipeline streams: each image's kernel waits for the busy kernel (the entry
+// event), and a later image's copy into the same stream's input buffer must
+// not overwrite it before that kernel has read it. Half the images carry a
+// per-sample mirror, whose table is copied before the image.
 TEST(StageHandoff, ImagesIntoCallerBuffersBehindABusyHandoffStreamKeepTheirBytes) {
   FERRY_REQUIRE_GPU();
   ferry_context_t ctx = gpu_context(0, 16);
