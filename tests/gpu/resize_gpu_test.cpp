@@ -30,15 +30,15 @@ using namespace ferry::test;
 
 namespace {
 
-// A variable-size case as window_case_check.h takes it.
-struct VariableCheck {
+// A case (source, transform, output) as window_case_check.h takes it.
+struct CaseCheck {
   ferry_source source{};
   ferry_transform transform{};
   ferry_output output{};
 };
 
-VariableCheck check_of(const VariableCase& k) {
-  VariableCheck c;
+CaseCheck check_of(const VariableCase& k) {
+  CaseCheck c;
   c.source = variable_source(k.descs, k.c, k.layout);
   c.transform = k.transform;
   ferry_output_init(&c.output, sizeof c.output);
@@ -143,7 +143,7 @@ TEST(ResizeGpu, BatchesOfOneGeometryMatchTheCpuBackend) {
   for (ferry_interpolation m : kInterpolations)
     for (ferry_resize_mode mode : {FERRY_RESIZE_STRETCH, FERRY_RESIZE_LETTERBOX, FERRY_RESIZE_SHORTER_SIDE})
       for (int variant = 0; variant < 2; ++variant, ++cases) {
-        VariableCheck c;
+        CaseCheck c;
         ferry_source_init(&c.source, sizeof c.source);
         c.source.data = data.data(), c.source.bytes = data.size();
         c.source.n = n, c.source.h = h, c.source.w = w, c.source.c = 3, c.source.stride_n = stride_n;
@@ -183,7 +183,7 @@ TEST(ResizeGpu, TrainingCropsOfLargeImagesMatchTheCpuBackend) {
   for (ferry_interpolation m : kInterpolations)
     for (ferry_dtype d : dtypes) {
       TrainingBatch b = training_batch(rng, 7, m, d);
-      VariableCheck c = check_of(b.k);
+      CaseCheck c = check_of(b.k);
       EXPECT_EQ(rig.check(c), "") << "interpolation " << m << ", dtype " << d;
     }
 }
@@ -197,7 +197,7 @@ int failed_rounds(int rounds, MakeCase&& make_case) {
   if (!rig.problem.empty()) return rounds;
   int failures = 0;
   for (int round = 0; round < rounds; ++round) {
-    VariableCheck c = check_of(make_case(round));
+    CaseCheck c = check_of(make_case(round));
     const std::string problem = rig.check(c);
     if (!problem.empty() && ++failures <= 10) ADD_FAILURE() << "round " << round << ": " << problem;
   }

@@ -69,16 +69,16 @@ bool same_axis(const ResizeAxis& a, const ResizeAxis& b) {
          a.hi == b.hi;
 }
 
-// Samples first .. first+count-1 all of one size, in the data form, with the
-// same window, resize, coefficients and mirror (a uniform resize of images of
-// one size): one row in the parameter serves them all (one_geometry_stride).
-// A table's upload and its event cost a call microseconds of host and GPU
-// time; the row's pointer is the sample's only difference.
+// A resized call's samples first .. first+count-1 all of one size, in the
+// data form, with the same window, resize, coefficients and mirror (a uniform
+// resize of images of one size): one row in the parameter serves them all
+// (one_geometry_stride). A table's upload and its event cost a call
+// microseconds of host and GPU time; the row's pointer is the sample's only difference.
 bool one_geometry(const ConvertPlan& plan, const SourceView& source, std::int64_t first, std::int64_t count) {
-  if (source.samples != nullptr || source.strides.n == 0 || plan.variable_sizes() || !plan.sample_crop.empty() ||
-      !plan.sample_mirror.empty() || !plan.sample_alpha.empty() || !plan.sample_color.empty())
+  if (!plan.resize || source.samples != nullptr || source.strides.n == 0 || plan.variable_sizes() ||
+      !plan.sample_crop.empty() || !plan.sample_mirror.empty() || !plan.sample_alpha.empty() ||
+      !plan.sample_color.empty())
     return false;
-  if (!plan.resize) return true;
   const ResizeAxes& a = plan.resize_of(first);
   for (std::int64_t g = first + 1; g < first + count; ++g) {
     const ResizeAxes& b = plan.resize_of(g);
