@@ -213,11 +213,11 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
   const bool active = x < p.ow;  // the others still fill the row table and meet the barriers
   const int thread = static_cast<int>(threadIdx.y) * kTileW + static_cast<int>(threadIdx.x);
   for (std::int64_t i = blockIdx.z; i < p.count; i += gridDim.z) {
-    // Sample i's row (one geometry: the one row, data stride * i on), read once into registers: not after every store.
-    const ResampleSample& row = p.table != nullptr ? p.table[i] : p.inline_samples[p.one_geometry_stride ? 0 : i];
-    ResampleSample s = row;
+    // Sample i's row read once into registers (else reread after every store); one geometry: row 0, data + stride * i.
+    const std::int64_t row = p.one_geometry_stride != 0 ? 0 : i;
+    ResampleSample s = p.table != nullptr ? p.table[i] : p.inline_samples[row];
     s.data += p.one_geometry_stride * i;
-    const augment::SampleColor& color = row.color;  // where it lies: colour_pixels reads it there
+    const augment::SampleColor& color = p.table != nullptr ? p.table[i].color : p.inline_samples[row].color;
     const float mean = p.gray_sums != nullptr ? augment::mean_of(color, static_cast<long long>(p.gray_sums[i])) : 0.0f;
     long long gray = 0;  // the mean pass: this thread's gray sum of sample i
     const Column<S, N> column(p, s, active ? x : 0);
