@@ -127,6 +127,28 @@ TEST(ResizeGpu, RandomBatchesOfEightOrMoreMatchTheCpuBackend) {
   EXPECT_EQ(failures, 0) << "of " << cases << " cases";
 }
 
+namespace {
+
+// Transform t on n RGB images of h x w lying stride_n bytes apart in data,
+// into poisoned device outputs against the CPU backend: "" or what differed.
+std::string check_images(WindowCaseRig& rig, const std::vector<std::uint8_t>& data, std::int64_t n, std::int64_t h,
+                         std::int64_t w, std::int64_t stride_n, const ferry_transform& t) {
+  CaseCheck c;
+  ferry_source_init(&c.source, sizeof c.source);
+  c.source.data = data.data(), c.source.bytes = data.size();
+  c.source.n = n, c.source.h = h, c.source.w = w, c.source.c = 3, c.source.stride_n = stride_n;
+  c.transform = t;
+  ferry_output_init(&c.output, sizeof c.output);
+  ferry_tensor_info info;
+  ferry_tensor_info_init(&info, sizeof info);
+  if (ferry_transform_describe_output(&info, &c.source, &t) != FERRY_OK)
+    return std::string("ferry_transform_describe_output: ") + ferry_last_error();
+  c.output.bytes = info.bytes;
+  return rig.check(c);
+}
+
+}  // namespace
+
 // Images of one size that all do the same (one window, resize, mirror and
 // mean/std, the data form, a gap between samples): one row in the kernel's
 // parameter serves all 24 (cuda_converter_resample.cpp, one_geometry), each
@@ -143,11 +165,7 @@ TEST(ResizeGpu, BatchesOfOneGeometryMatchTheCpuBackend) {
   for (ferry_interpolation m : kInterpolations)
     for (ferry_resize_mode mode : {FERRY_RESIZE_STRETCH, FERRY_RESIZE_LETTERBOX, FERRY_RESIZE_SHORTER_SIDE})
       for (int variant = 0; variant < 2; ++variant, ++cases) {
-        CaseCheck c;
-        ferry_source_init(&c.source, sizeof c.source);
-        c.source.data = data.data(), c.source.bytes = data.size();
-        c.source.n = n, c.source.h = h, c.source.w = w, c.source.c = 3, c.source.stride_n = stride_n;
-        ferry_transform& t = c.transform;
+        ferry_transform t;
         ferry_transform_init(&t, sizeof t);
         t.interpolation = m, t.resize_mode = mode;
         if (variant == 0) {  // down, normalized f16
@@ -159,16 +177,53 @@ TEST(ResizeGpu, BatchesOfOneGeometryMatchTheCpuBackend) {
           t.crop = ferry_rect{3, 5, 50, 37};
           t.mirror = FERRY_MIRROR_X;
         }
-        ferry_output_init(&c.output, sizeof c.output);
-        ferry_tensor_info info;
-        ferry_tensor_info_init(&info, sizeof info);
-        ASSERT_EQ(ferry_transform_describe_output(&info, &c.source, &t), FERRY_OK) << ferry_last_error();
-        c.output.bytes = info.bytes;
-        const std::string problem = rig.check(c);
+        const std::string problem = check_images(rig, data, n, h, w, stride_n, t);
         if (!problem.empty() && ++failures <= 10)
           ADD_FAILURE() << interpolation_name(m) << "/" << resize_mode_name(mode) << "/variant " << variant << ": "
                         << problem;
       }
+  EXPECT_EQ(failures, 0) << "of " << cases << " cases";
+}
+
+// Thousands of small images of one geometry (one row in the kernel's
+// parameter for all of them), each interpolation, stretched and letterboxed,
+// down with a channel map and up mirrored both ways. A gap of 5 bytes moves
+// each sample's rows within their 16-byte chunks from one sample to the next
+// (where the source tile places them); a gap of 2 keeps the stride a
+// multiple of 16.
+TEST(ResizeGpu, ThousandsOfSmallImagesOfOneGeometryMatchTheCpuBackend) {
+  FERRY_REQUIRE_GPU();
+  WindowCaseRig rig(4 << 20, 16 << 20);
+  ASSERT_EQ(rig.problem, "");
+  const std::int64_t n = 4500, h = 9, w = 10;
+  std::mt19937 rng(77);
+  int failures = 0, cases = 0;
+  for (const std::int64_t gap : {5, 2}) {
+    const std::int64_t stride_n = h * w * 3 + gap;
+    std::vector<std::uint8_t> data(static_cast<std::size_t>(n * stride_n));
+    for (std::uint8_t& b : data) b = static_cast<std::uint8_t>(rng());
+    for (ferry_interpolation m : kInterpolations)
+      for (ferry_resize_mode mode : {FERRY_RESIZE_STRETCH, FERRY_RESIZE_LETTERBOX})
+        for (int variant = 0; variant < 2; ++variant, ++cases) {
+          ferry_transform t;
+          ferry_transform_init(&t, sizeof t);
+          t.interpolation = m, t.resize_mode = mode;
+          if (variant == 0) {  // down, normalized f16, BGR -> RGB
+            t.out_dtype = FERRY_DTYPE_FLOAT16, t.resize_w = 7, t.resize_h = 6;
+            t.out_channels = 3, t.channel_map[0] = 2, t.channel_map[1] = 1, t.channel_map[2] = 0;
+            t.mean[0] = 0.485f, t.mean[1] = 0.456f, t.mean[2] = 0.406f;
+            t.std[0] = 0.229f, t.std[1] = 0.224f, t.std[2] = 0.225f;
+          } else {  // up, u8, a crop, mirrored both ways
+            t.out_dtype = FERRY_DTYPE_UINT8, t.resize_w = 24, t.resize_h = 20;
+            t.crop = ferry_rect{1, 2, 8, 6};
+            t.mirror = FERRY_MIRROR_X | FERRY_MIRROR_Y;
+          }
+          const std::string problem = check_images(rig, data, n, h, w, stride_n, t);
+          if (!problem.empty() && ++failures <= 10)
+            ADD_FAILURE() << "gap " << gap << "/" << interpolation_name(m) << "/" << resize_mode_name(mode)
+                          << "/variant " << variant << ": " << problem;
+        }
+  }
   EXPECT_EQ(failures, 0) << "of " << cases << " cases";
 }
 
