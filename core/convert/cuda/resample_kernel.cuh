@@ -20,9 +20,10 @@
 // Measured with ncu on an H200 (bilinear RGB 400 -> 224, f16 NCHW): about
 // 130 instructions a pixel (204 before the fma products, the asynchronous
 // tile copy, 32-bit shared addresses, the whole-tile loops and the ordered
-// loads), issuing 0.68-0.73 of the cycles; the rest of the time the block
-// waits for its tile's source (barrier and copy stalls, a quarter of the
-// samples). Tried and slower there: 48 registers for 5 blocks a SM (spills),
+// loads; since the pad channels are stored apart, store_pads, a row's own
+// part is about 80 by cuobjdump, 100 before), issuing 0.68-0.73 of the
+// cycles; the rest of the time the block waits for its tile's source
+// (barrier and copy stalls, a quarter of the samples). Tried and slower there: 48 registers for 5 blocks a SM (spills),
 // a tile's source in two halves with the first half worked out while the
 // second arrives (the copy's setup twice), reading whole tiles from global
 // memory instead (0.53 -> 0.44 of a D2D copy), consecutive rows a thread
@@ -46,7 +47,6 @@
 #include "core/convert/cuda/resample_pixel.cuh"
 #include "core/convert/cuda/resample_store.cuh"
 #include "core/convert/cuda/resample_tile.cuh"
-#include "core/convert/half_bits.h"
 #include "core/convert/resize_taps.h"
 
 namespace ferry::core::cuda_convert {
@@ -227,7 +227,8 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
       } else {
         each_row([&](int, int y, float (&v)[N]) { return column.value(p, s, y, v); });
       }
-      if (p.oct > N && !p.mean_pass) store_pads<D, N, TH, R>(p, p.out + column_out, tile + static_cast<int>(threadIdx.y));
+      if (p.oct > N && !p.mean_pass)
+        store_pads<D, N, TH, R>(p, p.out + column_out, tile + static_cast<int>(threadIdx.y));
     }
     if (p.mean_pass) {  // every thread of the block reaches here: the tile loop is the block's
 #pragma unroll

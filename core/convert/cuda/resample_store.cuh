@@ -58,17 +58,12 @@ __device__ __forceinline__ void store_pixel(const ResampleParams& p, const Resam
   }
 }
 
-// The rows of a thread that the augmented kernels (A) colour together:
-// their values are worked out first, then coloured in one call, then stored.
-// H200, 256 images to RandomResizedCrop 224 f16 NCHW, against one call a
-// pixel: brightness + saturation + hue 0.329 -> 0.24 ms, ColorJitter 0.56 ->
-// 0.39 ms; groups of 2 ran as fast, of 8 slower (0.28 / 0.44 ms).
-constexpr int kColourGroup = 4;
-
 // The pad value in channels N .. oct - 1 of a column's pixels in a tile (rows
 // first_y, first_y + TH, ..): apart from the pixels' own stores, so that the
 // loop over a tile's pixels does not test for pad channels at each of them
-// (H200: about 7 instructions a pixel, for outputs that mostly have none).
+// (about 7 instructions a pixel, for outputs that mostly have none), and
+// ptxas keeps a row's output pointer instead of working it out again (about
+// 13 more: bilinear f16 NCHW, H200; core/convert/cuda/PERF_NOTES.md).
 template <DType D, int N, int TH, int R>
 __device__ __noinline__ void store_pads(const ResampleParams& p, std::uint8_t* column, int first_y) {
   using E = Element<D>;
@@ -79,6 +74,13 @@ __device__ __noinline__ void store_pads(const ResampleParams& p, std::uint8_t* c
     for (int k = N; k < p.oct; ++k) *reinterpret_cast<E*>(out + k * p.out_c) = static_cast<E>(p.pad_bits);
   }
 }
+
+// The rows of a thread that the augmented kernels (A) colour together:
+// their values are worked out first, then coloured in one call, then stored.
+// H200, 256 images to RandomResizedCrop 224 f16 NCHW, against one call a
+// pixel: brightness + saturation + hue 0.329 -> 0.24 ms, ColorJitter 0.56 ->
+// 0.39 ms; groups of 2 ran as fast, of 8 slower (0.28 / 0.44 ms).
+constexpr int kColourGroup = 4;
 
 // The colour operations and the mean pass's gray sum, on a group of pixels
 // (augment_color.h): each compiled once for every kernel and called once a
