@@ -37,15 +37,20 @@ struct CaseCheck {
   ferry_output output{};
 };
 
-CaseCheck check_of(const VariableCase& k) {
-  CaseCheck c;
-  c.source = variable_source(k.descs, k.c, k.layout);
-  c.transform = k.transform;
+// c's output: as many bytes as its source and transform describe.
+void size_output(CaseCheck& c) {
   ferry_output_init(&c.output, sizeof c.output);
   ferry_tensor_info info;
   ferry_tensor_info_init(&info, sizeof info);
   EXPECT_EQ(ferry_transform_describe_output(&info, &c.source, &c.transform), FERRY_OK) << ferry_last_error();
   c.output.bytes = info.bytes;
+}
+
+CaseCheck check_of(const VariableCase& k) {
+  CaseCheck c;
+  c.source = variable_source(k.descs, k.c, k.layout);
+  c.transform = k.transform;
+  size_output(c);
   return c;
 }
 
@@ -138,12 +143,7 @@ std::string check_images(WindowCaseRig& rig, const std::vector<std::uint8_t>& da
   c.source.data = data.data(), c.source.bytes = data.size();
   c.source.n = n, c.source.h = h, c.source.w = w, c.source.c = 3, c.source.stride_n = stride_n;
   c.transform = t;
-  ferry_output_init(&c.output, sizeof c.output);
-  ferry_tensor_info info;
-  ferry_tensor_info_init(&info, sizeof info);
-  if (ferry_transform_describe_output(&info, &c.source, &t) != FERRY_OK)
-    return std::string("ferry_transform_describe_output: ") + ferry_last_error();
-  c.output.bytes = info.bytes;
+  size_output(c);
   return rig.check(c);
 }
 
