@@ -200,6 +200,9 @@ class Batch : public std::enable_shared_from_this<Batch> {
   // wait for table_event_ before converting.
   void* batch_table_ = nullptr;
   EventHandle table_event_ = nullptr;
+  // A tail read in place (Stager::convert_with_tail_in_place): the head's copy
+  // done, which the tail's stream waits for; the tail's kernel done.
+  EventHandle tail_events_[2] = {nullptr, nullptr};
   bool entry_on_handoff_ = false;      // recorded on the hand-off stream: every chunk waits, else only off-home ones
   bool entry_pending_ = false;         // entry_event_ not recorded yet: the first chunk records it (follow_entry)
   std::optional<Error> error_;

@@ -50,6 +50,7 @@
 #include "core/stage/in_flight_gate.h"
 #include "core/stage/staging_ring.h"
 #include "core/stage/stream_inputs.h"
+#include "core/stage/tail_in_place.h"
 #include "core/thread_pool.h"
 
 namespace ferry::core {
@@ -147,6 +148,14 @@ class Stager {
   void run_copy_chunk(Batch& batch, ChunkWork& work, void* slot);
   void run_in_place_chunk(Batch& batch, ChunkWork& work, void* slot);
   bool reads_in_place(const Batch& batch, bool in_ferry_pinned) const noexcept;
+  // An image's last rows read in place while the rest is copied (tail_in_place.h,
+  // stager_tail.cpp): how many (0: none) and the stream their kernel runs on.
+  struct TailInPlace {
+    std::int64_t rows = 0;
+    StreamHandle stream = nullptr;
+  };
+  TailInPlace plan_tail_in_place(const Batch& batch, const ChunkWork& work, const void* slot);
+  void convert_with_tail_in_place(Batch& batch, const TailInPlace& tail, const void* head, StreamHandle stream);
   void take_done_event(ChunkWork& work, bool timed);
   // Whether the chunk is timed with CUDA events (ContextOptions::device_timing):
   // has_copy false for a chunk that only converts (a resident gather).

@@ -167,6 +167,10 @@ void Stager::give_back(Batch& b) noexcept {
   EventPool& events = memory_.event_pool();
   if (b.done_event_ != nullptr && b.owns_done_event_) events.release(b.done_event_);
   if (b.entry_event_ != nullptr) events.release(b.entry_event_);
+  for (EventHandle& e : b.tail_events_) {
+    if (e != nullptr) events.release(e);
+    e = nullptr;
+  }
   free_batch_table(b);
   b.done_event_ = b.entry_event_ = nullptr;
   for (ChunkWork& w : b.chunks_) {
