@@ -8,9 +8,10 @@
 // the copy, so it ends sooner by their bus time, and the tail's kernel reads
 // them over the bus while the head's kernel runs; both start together once
 // the head is copied. Measured on an H200 (ferry_bench_frame, a 1080p BGRA
-// frame to RGB f16 NCHW, mirror Y, into the engine's buffer): +17.5 / +18.3 us
-// over a pinned memcpy of the frame with one copy and one kernel, +11.8 to
-// +12.5 with the tail; back to back 0.98 of the memcpy's rate either way.
+// frame to RGB f16 NCHW, mirror Y, into the engine's buffer; three rounds
+// alternated in one process each): +15.3 / +17.6 / +17.1 us over a pinned
+// memcpy of the frame with one copy and one kernel, +13.1 / +12.8 / +11.9
+// with the tail; back to back 0.99-1.00 and 0.97-0.98 of the memcpy's rate.
 // Tails of 8 to 96 rows all gained, 24 to 64 the most (bench/RESULTS.md,
 // 2026-12-01, twelfth session).
 //
