@@ -34,6 +34,10 @@ Stager::Stager(Parts parts)
     ring_ = std::make_unique<StagingRing>(memory_.pinned_pool(), memory_.event_pool(),
                                           parts_.options.max_staging_bytes, streams_.streams().size() + 2);
     inputs_ = std::make_unique<StreamInputs>(memory_.device_cache(), streams_.streams());
+    // The stream of the tails read in place (stager_tail.cpp), theirs alone:
+    // on a stream of the pool, a frame's tail would queue behind whatever
+    // other batch's copies went there.
+    if (runtime_.has_streams() && runtime_.kernels_read_pinned_memory()) tail_stream_ = runtime_.stream_create(true);
   }
   staging_thread_ = std::thread([this] { staging_loop(); });
   completion_thread_ = std::thread([this] { completion_loop(); });
@@ -66,6 +70,7 @@ Stager::~Stager() {
   }
   inputs_.reset();
   ring_.reset();
+  if (tail_stream_ != nullptr) runtime_.stream_destroy(tail_stream_);
 }
 
 bool Stager::on_completion_thread() noexcept { return tl_on_completion_thread; }

@@ -154,7 +154,7 @@ class Stager {
     std::int64_t rows = 0;
     StreamHandle stream = nullptr;
   };
-  TailInPlace plan_tail_in_place(const Batch& batch, const ChunkWork& work, const void* slot);
+  TailInPlace plan_tail_in_place(const Batch& batch, const void* slot) const;
   void convert_with_tail_in_place(Batch& batch, const TailInPlace& tail, const void* head, StreamHandle stream);
   void take_done_event(ChunkWork& work, bool timed);
   // Whether the chunk is timed with CUDA events (ContextOptions::device_timing):
@@ -199,6 +199,7 @@ class Stager {
   ThreadPool staging_pool_;
   std::unique_ptr<StagingRing> ring_;
   std::unique_ptr<StreamInputs> inputs_;
+  StreamHandle tail_stream_ = nullptr;  // the tails' kernels (stager_tail.cpp); none on the CPU
   BatchQueue to_stage_, to_complete_;
   std::thread staging_thread_, completion_thread_;
 };

@@ -109,7 +109,7 @@ void Stager::run_chunk(Batch& b, ChunkWork& work, void* slot) {
   // samples in the input buffer, then its rows placed among them (place_rows).
   const bool footprint = b.footprint_.on();
   const std::uint64_t copy_at = footprint ? work.footprint.slot_at : 0;
-  const TailInPlace tail = plan_tail_in_place(b, work, slot);  // copy the head only, read the tail in place
+  const TailInPlace tail = plan_tail_in_place(b, slot);  // copy the head only, read the tail in place
   const std::uint64_t copy_bytes = footprint       ? work.footprint.slot_bytes
                                    : tail.rows > 0 ? head_source_bytes(b.submitted.plan, tail.rows)
                                                    : c.bytes;

@@ -5,23 +5,19 @@
 
 namespace ferry::core {
 
-// The tail's rows and stream where the batch is one image pinned by ferry,
-// copied directly, untimed, on a GPU whose kernels read pinned memory, with
-// another stream of its tier free to run the tail's kernel beside the head's.
-// Timed chunks keep one copy: their `copied` event tells the caller the
-// source may be reused (Stager::source_reusable), which a tail still read
-// after it would break.
-Stager::TailInPlace Stager::plan_tail_in_place(const Batch& b, const ChunkWork& work, const void* slot) {
+// The tail's rows where the batch is one image pinned by ferry, copied
+// directly and untimed, on a GPU whose kernels read pinned memory (the tail's
+// stream exists: Stager's constructor). Timed chunks keep one copy: their
+// `copied` event tells the caller the source may be reused
+// (Stager::source_reusable), which a tail still read after it would break.
+Stager::TailInPlace Stager::plan_tail_in_place(const Batch& b, const void* slot) const {
   const Submitted& s = b.submitted;
-  if (slot != nullptr || s.route != BatchRoute::kDirect || b.chunks_.size() != 1 || b.footprint_.on() ||
-      b.batch_table_ != nullptr || !runtime_.kernels_read_pinned_memory() || timed_on_device(b, true))
+  if (tail_stream_ == nullptr || slot != nullptr || s.route != BatchRoute::kDirect || b.chunks_.size() != 1 ||
+      b.footprint_.on() || b.batch_table_ != nullptr || timed_on_device(b, true))
     return {};
   const std::int64_t rows = tail_rows_in_place(s.plan, s.layout);
   if (rows == 0 || !memory_.is_ferry_pinned(s.view.base, static_cast<std::size_t>(s.plan.source_extent))) return {};
-  const bool high = s.priority > 0;
-  const std::size_t index = streams_.index(high, streams_.take(high, 1));
-  if (index == work.stream_index) return {};  // a tier of one stream: the two kernels would run one after the other
-  return {rows, streams_.at(index)};
+  return {rows, tail_stream_};
 }
 
 // The head's kernel on the chunk's stream, after its copy; the tail's on
