@@ -106,6 +106,7 @@ struct Submitted {
   std::function<void(Status)> on_complete;  // SubmitOptions::on_complete
   std::uint64_t input_bytes = 0;
   bool short_path = false;
+  bool in_ferry_pinned = false;      // a direct source wholly in ferry's pinned memory (Stager::classify)
   bool read_in_place = false;        // Stager::reads_in_place
   bool copies_bytes = false;  // plan.copies_bytes(): each chunk is copied into its place in the output
 };

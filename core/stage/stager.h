@@ -147,7 +147,7 @@ class Stager {
   void run_resident_chunk(Batch& batch, ChunkWork& work);
   void run_copy_chunk(Batch& batch, ChunkWork& work, void* slot);
   void run_in_place_chunk(Batch& batch, ChunkWork& work, void* slot);
-  bool reads_in_place(const Batch& batch, bool in_ferry_pinned) const noexcept;
+  bool reads_in_place(const Batch& batch) const noexcept;
   // An image's last rows read in place while the rest is copied (tail_in_place.h,
   // stager_tail.cpp): how many (0: none) and the stream their kernel runs on.
   struct TailInPlace {

@@ -96,14 +96,13 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
                                  : "the context was created with submit_nonblocking");
   GatePlace place(gate_);
   DeviceScope scope(runtime_);
-  bool in_ferry_pinned = false;  // a direct source wholly in ferry's pinned memory
   if (options.resident_source != nullptr) {
     b.resident_source_ = options.resident_source;
     b.submitted.route = parts_.convert_on_host ? BatchRoute::kConvertOnHost : BatchRoute::kResident;
   } else {
-    in_ferry_pinned = classify(b, options.source_policy);
+    b.submitted.in_ferry_pinned = classify(b, options.source_policy);
   }
-  b.submitted.read_in_place = reads_in_place(b, in_ferry_pinned);
+  b.submitted.read_in_place = reads_in_place(b);
   try {
     plan_streams(b, options.chunk_bytes);
     allocate_output(b, output);
@@ -142,12 +141,12 @@ std::shared_ptr<Batch> Stager::prepare(const SourceDesc& source,
 //      slower;
 //    - a kernel that reads every byte (a 1080p BGRA frame, no resize): 0.89
 //      of the memcpy's rate, no faster.
-bool Stager::reads_in_place(const Batch& b, bool in_ferry_pinned) const noexcept {
+bool Stager::reads_in_place(const Batch& b) const noexcept {
   constexpr double kInPlaceMaxShare = 0.7;
   const Submitted& s = b.submitted;
   if (!runtime_.kernels_read_pinned_memory() || s.copies_bytes) return false;
   if (s.route == BatchRoute::kStaged) return s.short_path;
-  if (s.route != BatchRoute::kDirect || !in_ferry_pinned) return false;
+  if (s.route != BatchRoute::kDirect || !s.in_ferry_pinned) return false;
   return s.short_path || (s.plan.n == 1 && s.plan.resize && s.plan.resize_source_share() <= kInPlaceMaxShare);
 }
 

@@ -15,9 +15,8 @@ Stager::TailInPlace Stager::plan_tail_in_place(const Batch& b, const void* slot)
   if (tail_stream_ == nullptr || slot != nullptr || s.route != BatchRoute::kDirect || b.chunks_.size() != 1 ||
       b.footprint_.on() || b.batch_table_ != nullptr || timed_on_device(b, true))
     return {};
-  const std::int64_t rows = tail_rows_in_place(s.plan, s.layout);
-  if (rows == 0 || !memory_.is_ferry_pinned(s.view.base, static_cast<std::size_t>(s.plan.source_extent))) return {};
-  return {rows, tail_stream_};
+  const std::int64_t rows = s.in_ferry_pinned ? tail_rows_in_place(s.plan, s.layout) : 0;
+  return {rows, rows > 0 ? tail_stream_ : nullptr};
 }
 
 // The head's kernel on the chunk's stream, after its copy; the tail's on

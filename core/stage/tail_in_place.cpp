@@ -41,8 +41,7 @@ RowSplit split_rows(const ConvertPlan& plan, std::int64_t tail_rows) {
   const std::int64_t head_first = flip ? tail_rows : 0, tail_first = flip ? 0 : head_rows;
   split.head = band(head_rows, head_first);
   split.tail = band(tail_rows, tail_first);
-  split.head_source_bytes = head_source_bytes(plan, tail_rows);
-  split.tail_source_offset = split.head_source_bytes;
+  split.tail_source_offset = head_source_bytes(plan, tail_rows);
   split.head_output_offset = static_cast<std::uint64_t>(head_first * plan.out_strides.h);
   split.tail_output_offset = static_cast<std::uint64_t>(tail_first * plan.out_strides.h);
   return split;

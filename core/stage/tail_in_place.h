@@ -35,8 +35,7 @@ namespace ferry::core {
 // the image's start.
 struct RowSplit {
   ConvertPlan head, tail;
-  std::uint64_t head_source_bytes = 0;   // the head's rows, from the source's start: what is copied
-  std::uint64_t tail_source_offset = 0;  // where the tail's rows start in the source
+  std::uint64_t tail_source_offset = 0;  // where the tail's rows start: the head's bytes (head_source_bytes)
   std::uint64_t head_output_offset = 0, tail_output_offset = 0;
 };
 

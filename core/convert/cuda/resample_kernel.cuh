@@ -24,8 +24,9 @@
 // part is about 80 by cuobjdump, 100 before), issuing 0.68-0.73 of the
 // cycles; the rest of the time the block waits for its tile's source
 // (barrier and copy stalls, a quarter of the samples). Tried and slower
-// there: 48 registers for 5 blocks a SM (spills), a tile's source in two halves with the first half worked out while the
-// second arrives (the copy's setup twice), reading whole tiles from global
+// there: 48 registers for 5 blocks a SM (spills), a tile's source in two
+// halves with the first half worked out while the second arrives (the
+// copy's setup twice), reading whole tiles from global
 // memory instead (0.53 -> 0.44 of a D2D copy), consecutive rows a thread
 // with the H of a shared source row kept (spills; no gain for upscales).
 //
