@@ -149,13 +149,9 @@ class Stager {
   void run_in_place_chunk(Batch& batch, ChunkWork& work, void* slot);
   bool reads_in_place(const Batch& batch) const noexcept;
   // An image's last rows read in place while the rest is copied (tail_in_place.h,
-  // stager_tail.cpp): how many (0: none) and the stream their kernel runs on.
-  struct TailInPlace {
-    std::int64_t rows = 0;
-    StreamHandle stream = nullptr;
-  };
-  TailInPlace plan_tail_in_place(const Batch& batch, const void* slot) const;
-  void convert_with_tail_in_place(Batch& batch, const TailInPlace& tail, const void* head, StreamHandle stream);
+  // stager_tail.cpp): how many rows (0: none); their kernel runs on tail_stream_.
+  std::int64_t tail_rows_read_in_place(const Batch& batch, const void* slot) const;
+  void convert_with_tail_in_place(Batch& batch, std::int64_t tail_rows, const void* head, StreamHandle stream);
   void take_done_event(ChunkWork& work, bool timed);
   // Whether the chunk is timed with CUDA events (ContextOptions::device_timing):
   // has_copy false for a chunk that only converts (a resident gather).

@@ -109,9 +109,9 @@ void Stager::run_chunk(Batch& b, ChunkWork& work, void* slot) {
   // samples in the input buffer, then its rows placed among them (place_rows).
   const bool footprint = b.footprint_.on();
   const std::uint64_t copy_at = footprint ? work.footprint.slot_at : 0;
-  const TailInPlace tail = plan_tail_in_place(b, slot);  // copy the head only, read the tail in place
+  const std::int64_t tail_rows = tail_rows_read_in_place(b, slot);  // copy the head only, read the tail in place
   const std::uint64_t copy_bytes = footprint       ? work.footprint.slot_bytes
-                                   : tail.rows > 0 ? head_source_bytes(b.submitted.plan, tail.rows)
+                                   : tail_rows > 0 ? head_source_bytes(b.submitted.plan, tail_rows)
                                                    : c.bytes;
   StreamInputs::Lease lease = [&] {
     try {
@@ -139,7 +139,7 @@ void Stager::run_chunk(Batch& b, ChunkWork& work, void* slot) {
       if (slot != nullptr) {
         auto* buffer = static_cast<std::uint8_t*>(lease.buffer());
         runtime_.copy(buffer + copy_at, slot, static_cast<std::size_t>(copy_bytes), s);
-      } else if (tail.rows > 0) {
+      } else if (tail_rows > 0) {
         runtime_.copy(lease.buffer(), b.submitted.view.base, static_cast<std::size_t>(copy_bytes), s);
       } else {
         copy_chunk_direct(b, c, lease.buffer(), s);
@@ -157,8 +157,8 @@ void Stager::run_chunk(Batch& b, ChunkWork& work, void* slot) {
     if (b.table_event_ != nullptr && work.stream_index != b.submitted.home_index)
       runtime_.stream_wait(s, b.table_event_);  // the batch's table, copied on the home stream
     start = Clock::now();
-    if (tail.rows > 0) {
-      convert_with_tail_in_place(b, tail, lease.buffer(), s);
+    if (tail_rows > 0) {
+      convert_with_tail_in_place(b, tail_rows, lease.buffer(), s);
     } else {
       NvtxRange range("ferry convert");
       StagedSamples staged;  // samples of different sizes: where each lies in the buffer
