@@ -57,8 +57,10 @@ void launch_resample(const ResampleParams& params, Sampler sampler, void* stream
       many_taps ? tiles : std::max<std::int64_t>(1, (wide_grid + columns * samples - 1) / (columns * samples));
   const dim3 grid(static_cast<unsigned>(columns), static_cast<unsigned>(std::min({tiles, wanted, std::int64_t{kMaxGridY}})),
                   static_cast<unsigned>(samples));
+  const std::size_t tiles_bytes =
+      pipelined(sampler, augmented, frames, warps) ? 2 * static_cast<std::size_t>(params.tile_capacity) : 0;
   void* args[] = {const_cast<ResampleParams*>(&params)};
-  FERRY_CUDA_TRY(cudaLaunchKernel(kernel, grid, block, args, 0, static_cast<cudaStream_t>(stream)));
+  FERRY_CUDA_TRY(cudaLaunchKernel(kernel, grid, block, args, tiles_bytes, static_cast<cudaStream_t>(stream)));
 }
 
 }  // namespace ferry::core::cuda_convert

@@ -6,6 +6,7 @@
 // kernel into RGB scratch first, or into the output where that is the RGB
 // images (ConvertPlan::decodes_into_output). The rest of the converter: cuda_converter.cpp.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <new>
@@ -14,6 +15,7 @@
 #include "core/convert/cuda/cuda_converter.h"
 #include "core/convert/cuda/frame_decode_kernel.h"
 #include "core/convert/cuda/gather_pointers.h"
+#include "core/convert/cuda/resample_kernels.h"
 #include "core/convert/cuda/resample_params.h"
 #include "core/device/cuda/cuda_check.h"
 #include "core/device/device_scope.h"
@@ -62,6 +64,30 @@ ResampleSample resample_frame_of(const ConvertPlan& plan, const SourceView& fram
   s.data = f.base;
   for (int k = 0; k < 3; ++k) s.plane_offset[k] = f.offset[k], s.plane_pitch[k] = f.pitch[k];
   return s;
+}
+
+// The bytes of the largest source footprint a 32 x 32 output tile of sample
+// s reads through linear taps (ceil(31 * scale) + 2 rows and columns), as the
+// kernel's plan_tile lays it out; a tile whose footprint is larger after all
+// reads global memory instead.
+std::int64_t linear_footprint_bytes(const ResampleSample& s) {
+  if (s.stride_c != 1) return 0;  // planar: never staged
+  const auto span = [](float scale) { return static_cast<std::int64_t>(std::floor(31.0 * scale)) + 3; };
+  const std::int64_t pitch = (span(s.axes.x.scale) * s.stride_w + 30) / 16 * 16;
+  return span(s.axes.y.scale) * pitch;
+}
+
+// The pipelined kernel's source tiles (ResampleParams::tile_capacity), from
+// the batch's largest footprint: none where that is larger than the tile of
+// the other kernels (tile_bytes_of), whose tiles of it would all read global
+// memory too: two such buffers would only leave an SM fewer blocks (H200, 16
+// frames 1080p letterboxed to 640: 0.80 -> 0.57 of a D2D copy). Buffers of
+// the largest footprint even where that leaves an SM fewer blocks: capped
+// at eight blocks' worth, RandomResizedCrop's larger footprints read global
+// memory and its batch ran slower (0.55 -> 0.52; H200, bench/RESULTS.md).
+std::int32_t pipelined_tile_capacity(std::int64_t largest_footprint) {
+  if (largest_footprint > cuda_convert::tile_bytes_of(4)) return 0;
+  return static_cast<std::int32_t>(largest_footprint);
 }
 
 bool same_axis(const ResizeAxis& a, const ResizeAxis& b) {
@@ -163,8 +189,13 @@ void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView&
   if (decode_frames) p.frame = plan.frame;
   p.augment = (plan.zero_outside ? cuda_convert::kAugmentZeroOutside : 0) |
               (plan.sample_color.empty() ? 0 : cuda_convert::kAugmentColor);
+  std::int64_t largest_footprint = 0;  // the pipelined kernel's tiles: pipelined_tile_capacity
   auto sample = [&](std::int64_t i) {
-    return decode_frames ? resample_frame_of(plan, source, first, i) : resample_sample_of(plan, source, first, i);
+    ResampleSample row =
+        decode_frames ? resample_frame_of(plan, source, first, i) : resample_sample_of(plan, source, first, i);
+    if (sampler == cuda_convert::Sampler::Linear && !decode_frames)
+      largest_footprint = std::max(largest_footprint, linear_footprint_bytes(row));
+    return row;
   };
   DeviceCache& cache = memory_.device_cache();
   void* table = nullptr;
@@ -192,6 +223,7 @@ void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView&
       }
     }
   }
+  p.tile_capacity = pipelined_tile_capacity(largest_footprint);
   void* gray = nullptr;
   try {
     if (plan.contrast_mean) {

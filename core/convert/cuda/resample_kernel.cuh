@@ -23,12 +23,16 @@
 // loads; since the pad channels are stored apart, store_pads, a row's own
 // part is about 80 by cuobjdump, 100 before), issuing 0.68-0.73 of the
 // cycles; the rest of the time the block waits for its tile's source
-// (barrier and copy stalls, a quarter of the samples). Tried and slower
+// (barrier and copy stalls, a quarter of the samples). So the four-warp
+// blocks pipeline their tiles (kPipelined below): the stretch 0.68-0.69 ->
+// 0.71 of a D2D copy, issuing 0.79 of the cycles. Tried and slower
 // there: 48 registers for 5 blocks a SM (spills), a tile's source in two
 // halves with the first half worked out while the second arrives (the
 // copy's setup twice), reading whole tiles from global
 // memory instead (0.53 -> 0.44 of a D2D copy), consecutive rows a thread
-// with the H of a shared source row kept (spills; no gain for upscales).
+// with the H of a shared source row kept (spills; no gain for upscales),
+// 56 registers for 9 blocks, warp 0 planning the tile for the others
+// (fewer instructions, a longer wait at the barrier; PERF_NOTES.md).
 //
 // Instantiated per sampler (Copy and the five interpolations), mapped
 // channels (1..4) and output dtype: resample_kernel_for<S> in a file of its
@@ -78,11 +82,19 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
   // nearest reads one byte per channel and ran slower through it (0.50 -> 0.43).
   constexpr bool kStaged = kFixedTaps<S> >= 2 && !Frames;
   static_assert(!kStaged || R == kRowsPerThread, "a staged tile is sized for kRowsPerThread rows a thread");
-  __shared__ RowTaps<T> rows[kRowTable<S> ? kTileRows : 1];
-  __shared__ __align__(16) std::uint8_t tile_bytes[kStaged ? tile_bytes_of(TH) : 16];
+  // Pipelined (four warps, 32-row tiles, not augmented): tile n + 1's rows,
+  // plan and source copy are under way while tile n is converted, one
+  // barrier a tile. Its row table in three slots, its bounds in two, its
+  // source in two tiles of p.tile_capacity bytes of dynamic shared memory.
+  constexpr bool kPipelined = pipelined(S, A, Frames, TH);
+  static_assert(!kPipelined || kTileRows == 32, "one warp works out a pipelined tile's rows");
+  constexpr int kRowSlots = kPipelined ? 3 : 1;
+  __shared__ RowTaps<T> row_slots[kRowSlots][kRowTable<S> ? kTileRows : 1];
+  __shared__ __align__(16) std::uint8_t tile_bytes[kStaged && !kPipelined ? tile_bytes_of(TH) : 16];
+  extern __shared__ __align__(16) std::uint8_t pipelined_tiles[];
   // The warps that work out the row table (kTileRows rows, a thread each)
   // store the tile's bounds, one slot each (warp 0 with the columns).
-  __shared__ TileBounds warp_bounds[kRowTable<S> && kStaged ? kTileRows / 32 : 1];
+  __shared__ TileBounds warp_bounds[kPipelined ? 2 : kRowTable<S> && kStaged ? kTileRows / 32 : 1];
   int max_channel = 0;
 #pragma unroll
   for (int k = 0; k < N; ++k) max_channel = max(max_channel, p.channel_map[k]);
@@ -104,44 +116,46 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
     // than working it out again from the parameters at every row (ptxas did,
     // about 20 instructions a bilinear pixel, to stay within 64 registers).
     asm("" : "+l"(column_out));
-    for (int tile = static_cast<int>(blockIdx.y) * kTileRows; tile < p.oh;
-         tile += static_cast<int>(gridDim.y) * kTileRows) {
-      SourceTile source;
-      bool whole = false;  // staged samplers: every pixel of the tile shows the image
+    // Row `tile + thread` of the tile into `rows` (threads below kTileRows,
+    // whole warps where staged), and where staged its warp's bounds into
+    // `bounds` (warp 0 with the columns).
+    auto work_out_rows = [&](int tile, RowTaps<T>* rows, TileBounds* bounds) {
       if constexpr (kRowTable<S>) {
-        __syncthreads();  // the previous tile's rows, bounds and source are read by now
-        if (thread < kTileRows) {  // whole warps where staged (the warp-wide bounds): kTileRows a multiple of 32
-          const RowTaps<T> r = row_taps<S, T>(p, s, tile + thread);
-          rows[thread] = r;
-          if constexpr (kStaged) {
-            TileBounds mine = empty_bounds();
-            if (r.inside)
-              mine.v[0] = r.index[0], mine.v[1] = r.index[T - 1];
-            else
-              mine.partial = tile + thread < p.oh;
-            if (threadIdx.y == 0 && active) {  // warp 0: the tile's columns too
-              if (column.inside)
-                mine.v[2] = column.index[0], mine.v[3] = column.index[T - 1];
-              else
-                mine.partial = 1;
-            }
-            store_warp_bounds(warp_bounds[threadIdx.y], mine);
-          }
-        }
-        __syncthreads();
+        const RowTaps<T> r = row_taps<S, T>(p, s, tile + thread);
+        rows[thread] = r;
         if constexpr (kStaged) {
-          const TileBounds bounds = merged_bounds(warp_bounds);
-          whole = bounds.partial == 0;
-          source = plan_tile(s, bounds, max_channel, tile_bytes_of(TH));
-          if (source.staged) {
-            if (thread < kTileRows && rows[thread].inside)
-#pragma unroll
-              for (int t = 0; t < T; ++t) rows[thread].line[t] = tile_line(source, s, tile_bytes, rows[thread].index[t]);
-            copy_tile(source, s, tile_bytes, thread, kTileW * TH);  // ends with a barrier
+          TileBounds mine = empty_bounds();
+          if (r.inside)
+            mine.v[0] = r.index[0], mine.v[1] = r.index[T - 1];
+          else
+            mine.partial = tile + thread < p.oh;
+          if (threadIdx.y == 0 && active) {  // warp 0: the tile's columns too
+            if (column.inside)
+              mine.v[2] = column.index[0], mine.v[3] = column.index[T - 1];
+            else
+              mine.partial = 1;
           }
+          store_warp_bounds(bounds[threadIdx.y], mine);
         }
       }
-      if (!active) continue;
+    };
+    // A staged tile's plan from its bounds; where it fits `capacity` bytes at
+    // `to`, its rows' lines set and its source copy issued (not waited for).
+    auto plan_and_copy = [&](const TileBounds& bounds, RowTaps<T>* rows, std::uint8_t* to, int capacity) {
+      const SourceTile source = plan_tile(s, bounds, max_channel, capacity);
+      if (source.staged) {
+        if (thread < kTileRows && rows[thread].inside)
+#pragma unroll
+          for (int t = 0; t < T; ++t) rows[thread].line[t] = tile_line(source, s, to, rows[thread].index[t]);
+        issue_tile_copy(source, s, to, thread, kTileW * TH);
+      }
+      return source;
+    };
+    // Converts this thread's pixels of the tile whose rows are `rows`, from
+    // its staged source (`source`) or global memory; `whole`: every pixel of
+    // it shows the image.
+    auto convert_tile = [&](int tile, const RowTaps<T>* rows, const SourceTile& source, bool whole) {
+      if (!active) return;
       // The tile's rows of this column: value(row, y, v) gives the pixel's
       // channels, or false where it shows fill or letterbox. One loop per
       // source path, so the path is not chosen again at every row.
@@ -230,6 +244,58 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
       }
       if (p.oct > N && !p.mean_pass)
         store_pads<D, N, TH, R>(p, p.out + column_out, tile + static_cast<int>(threadIdx.y));
+    };
+    const int tile_step = static_cast<int>(gridDim.y) * kTileRows;
+    if constexpr (kPipelined) {
+      int tile = static_cast<int>(blockIdx.y) * kTileRows;
+      if (tile >= p.oh) continue;  // the block's: blockIdx.y
+      __syncthreads();  // the previous sample's tiles are converted: every slot is free
+      if (threadIdx.y == 0) work_out_rows(tile, row_slots[0], &warp_bounds[0]);
+      __syncthreads();
+      bool whole = warp_bounds[0].partial == 0;
+      SourceTile source = plan_and_copy(warp_bounds[0], row_slots[0], pipelined_tiles, p.tile_capacity);
+      for (int n = 0; tile < p.oh; ++n, tile += tile_step) {
+        const int next = tile + tile_step;
+        // Slots: rows n % 3, bounds and source n % 2. Tile n + 1's rows and
+        // bounds go where no warp reads any more: tile n - 2's rows and tile
+        // n - 1's bounds were last read before iteration n - 1's barrier,
+        // which warp 0 has passed; its source where tile n - 1's was, after
+        // this iteration's barrier.
+        if (next < p.oh && threadIdx.y == 0) work_out_rows(next, row_slots[(n + 1) % 3], &warp_bounds[(n + 1) % 2]);
+        __pipeline_wait_prior(0);
+        __syncthreads();  // tile n's source is in, tile n + 1's rows and bounds written, tile n - 1 converted
+        SourceTile next_source;
+        bool next_whole = false;
+        if (next < p.oh) {  // into the buffer that tile n - 1 read
+          const TileBounds& bounds = warp_bounds[(n + 1) % 2];
+          next_whole = bounds.partial == 0;
+          next_source = plan_and_copy(bounds, row_slots[(n + 1) % 3], pipelined_tiles + ((n + 1) % 2) * p.tile_capacity,
+                                      p.tile_capacity);
+        }
+        convert_tile(tile, row_slots[n % 3], source, whole);
+        source = next_source, whole = next_whole;
+      }
+    } else {
+      RowTaps<T>* rows = row_slots[0];
+      for (int tile = static_cast<int>(blockIdx.y) * kTileRows; tile < p.oh; tile += tile_step) {
+        SourceTile source;
+        bool whole = false;  // staged samplers: every pixel of the tile shows the image
+        if constexpr (kRowTable<S>) {
+          __syncthreads();  // the previous tile's rows, bounds and source are read by now
+          if (thread < kTileRows) work_out_rows(tile, rows, warp_bounds);
+          __syncthreads();
+          if constexpr (kStaged) {
+            const TileBounds bounds = merged_bounds(warp_bounds);
+            whole = bounds.partial == 0;
+            source = plan_and_copy(bounds, rows, tile_bytes, tile_bytes_of(TH));
+            if (source.staged) {
+              __pipeline_wait_prior(0);
+              __syncthreads();
+            }
+          }
+        }
+        convert_tile(tile, rows, source, whole);
+      }
     }
     if (p.mean_pass) {  // every thread of the block reaches here: the tile loop is the block's
 #pragma unroll

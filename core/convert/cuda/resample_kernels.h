@@ -16,6 +16,12 @@ namespace ferry::core::cuda_convert {
 constexpr int kTileW = 32, kRowsPerThread = 8, kMaxTileH = 8;
 constexpr int kFewFrameRows = 2;
 
+// The bytes of a block's source tile, for blocks of `warps` warps: 640 an
+// output row holds the footprint of a RandomResizedCrop downscale by up to
+// 2.2 (a 500-px window to 224); eight blocks of 32 rows (20 KiB) or four of
+// 64 (40 KiB) a SM still fit an H100's or H200's shared memory.
+constexpr int tile_bytes_of(int warps) { return warps * kRowsPerThread * 640; }
+
 // Whether a launch of `channels` mapped channels with augmentation takes an
 // augmented (A) kernel: three channels only (the colour operations); the
 // others and Copy (augmentation always resizes) take the plain ones.
@@ -34,6 +40,13 @@ constexpr bool takes_augmented_kernel(Sampler s, int channels, bool augmented) {
 // 0.23 -> 0.24) did not pay for compiling their kernels twice.
 constexpr int tile_h(Sampler s, bool augmented_kernel, bool frames, std::int64_t samples) {
   return s == Sampler::Linear && !augmented_kernel && !frames && samples >= 8 ? 4 : kMaxTileH;
+}
+
+// Whether the kernel of a launch pipelines its tiles (resample_kernel.cuh):
+// the four-warp ones, whose source tiles are staged (linear). They take two
+// tiles of ResampleParams::tile_capacity bytes of dynamic shared memory.
+constexpr bool pipelined(Sampler s, bool augmented_kernel, bool frames, int warps) {
+  return s == Sampler::Linear && !augmented_kernel && !frames && warps == 4;
 }
 
 // The rows a thread: kFewFrameRows for one or two 4:2:0 frames decoded at

@@ -67,6 +67,10 @@ struct ResampleParams {
   // gray_out[i]; the conversion then reads the sums from gray_sums (or NULL).
   std::int32_t augment = 0;
   std::int32_t mean_pass = 0;
+  // The pipelined kernels (kPipelined in resample_kernel.cuh): the bytes of
+  // each of their two source tiles in dynamic shared memory (a multiple of
+  // 16; 0: every tile reads global memory).
+  std::int32_t tile_capacity = 0;
   unsigned long long* gray_out = nullptr;
   const unsigned long long* gray_sums = nullptr;
 };

@@ -22,12 +22,6 @@
 
 namespace ferry::core::cuda_convert {
 
-// The bytes of a block's source tile, for blocks of `warps` warps: 640 an
-// output row holds the footprint of a RandomResizedCrop downscale by up to
-// 2.2 (a 500-px window to 224); eight blocks of 32 rows (20 KiB) or four of
-// 64 (40 KiB) a SM still fit an H100's or H200's shared memory.
-constexpr int tile_bytes_of(int warps) { return warps * kRowsPerThread * 640; }
-
 // Where a block's footprint lies in the source and in shared memory.
 struct SourceTile {
   int row0 = 0, col0 = 0;  // the footprint's first source row and column
@@ -168,9 +162,10 @@ __device__ __forceinline__ void copy_chunk(std::uintptr_t at, std::uint8_t* to, 
 // copy had cost about 30 instructions an output pixel of a bilinear
 // downscale). Every chunk goes out as an asynchronous copy before any is
 // waited for. Bytes outside [s.data, s.data + s.extent) are never read.
-// Ends with a barrier.
-__device__ __forceinline__ void copy_tile(const SourceTile& t, const ResampleSample& s, std::uint8_t* tile, int thread,
-                                          int threads) {
+// Issues the copies and commits them: the caller waits (__pipeline_wait_prior)
+// and meets a barrier before any thread reads the tile.
+__device__ __forceinline__ void issue_tile_copy(const SourceTile& t, const ResampleSample& s, std::uint8_t* tile,
+                                                int thread, int threads) {
   const int cpr = t.pitch / 16;
   const auto begin = reinterpret_cast<std::uintptr_t>(s.data), end = begin + static_cast<std::uintptr_t>(s.extent);
   const std::uint8_t* origin = tile_origin(t, s);
@@ -202,8 +197,6 @@ __device__ __forceinline__ void copy_tile(const SourceTile& t, const ResampleSam
     }
   }
   __pipeline_commit();
-  __pipeline_wait_prior(0);
-  __syncthreads();
 }
 
 }  // namespace ferry::core::cuda_convert
