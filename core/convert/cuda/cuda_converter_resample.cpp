@@ -66,15 +66,19 @@ ResampleSample resample_frame_of(const ConvertPlan& plan, const SourceView& fram
   return s;
 }
 
-// The bytes of the largest source footprint a 32 x 32 output tile of sample
-// s reads through linear taps (ceil(31 * scale) + 2 rows and columns), as the
-// kernel's plan_tile lays it out; a tile whose footprint is larger after all
-// reads global memory instead.
+// The bytes of the largest source footprint a pipelined tile of sample s
+// (kTileW columns, kPipelinedTileRows rows) reads through linear taps: n
+// output pixels at `scale` source pixels each reach at most floor((n - 1) *
+// scale) + 3 source pixels, laid out as the kernel's plan_tile lays them
+// (staged_row_pitch). A tile whose footprint is larger after all reads
+// global memory instead.
 std::int64_t linear_footprint_bytes(const ResampleSample& s) {
   if (s.stride_c != 1) return 0;  // planar: never staged
-  const auto span = [](float scale) { return static_cast<std::int64_t>(std::floor(31.0 * scale)) + 3; };
-  const std::int64_t pitch = (span(s.axes.x.scale) * s.stride_w + 30) / 16 * 16;
-  return span(s.axes.y.scale) * pitch;
+  const auto reach = [](int n, float scale) {
+    return static_cast<std::int64_t>(std::floor((n - 1) * double{scale})) + 3;
+  };
+  const std::int64_t pitch = cuda_convert::staged_row_pitch(reach(cuda_convert::kTileW, s.axes.x.scale) * s.stride_w);
+  return reach(cuda_convert::kPipelinedTileRows, s.axes.y.scale) * pitch;
 }
 
 // The pipelined kernel's source tiles (ResampleParams::tile_capacity), from

@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
   // barrier a tile. Its row table in three slots, its bounds in two, its
   // source in two tiles of p.tile_capacity bytes of dynamic shared memory.
   constexpr bool kPipelined = pipelined(S, A, Frames, TH);
-  static_assert(!kPipelined || kTileRows == 32, "one warp works out a pipelined tile's rows");
+  static_assert(!kPipelined || kTileRows == kPipelinedTileRows, "the host sizes pipelined tiles for these rows");
   constexpr int kRowSlots = kPipelined ? 3 : 1;
   __shared__ RowTaps<T> row_slots[kRowSlots][kRowTable<S> ? kTileRows : 1];
   __shared__ __align__(16) std::uint8_t tile_bytes[kStaged && !kPipelined ? tile_bytes_of(TH) : 16];

@@ -49,6 +49,19 @@ constexpr bool pipelined(Sampler s, bool augmented_kernel, bool frames, int warp
   return s == Sampler::Linear && !augmented_kernel && !frames && warps == 4;
 }
 
+// The output rows of a pipelined kernel's tile: four warps of kRowsPerThread
+// rows (one warp works out their taps, a row a lane).
+constexpr int kPipelinedTileRows = 4 * kRowsPerThread;
+static_assert(kPipelinedTileRows == 32, "one warp works out a pipelined tile's rows, a row a lane");
+
+// The shared-memory bytes of a staged footprint row whose taps span
+// `span_bytes` source bytes: from the 16-byte chunk of its first byte (up to
+// 15 bytes before it) to the chunk of its last, in whole chunks. The kernel
+// lays its tiles out by it (plan_tile), the host sizes the pipelined
+// kernel's buffers by it (tile_capacity): one rule, so that a footprint the
+// host counted on always fits.
+constexpr std::int64_t staged_row_pitch(std::int64_t span_bytes) { return (span_bytes + 15 + 15) / 16 * 16; }
+
 // The rows a thread: kFewFrameRows for one or two 4:2:0 frames decoded at
 // each tap (plain), whose launch is too small to fill the GPU: a thread's
 // rows run one after another, each waiting for its taps' loads (H200, a

@@ -98,7 +98,7 @@ __device__ __forceinline__ SourceTile plan_tile(const ResampleSample& s, const T
   const int r0 = bounds.v[0], r1 = bounds.v[1], c0 = bounds.v[2], c1 = bounds.v[3];
   if (s.stride_c != 1 || r0 > r1 || c0 > c1) return t;
   const std::int64_t span = static_cast<std::int64_t>(c1 - c0) * s.stride_w + max_channel + 1;
-  const std::int64_t pitch = (span + 15 + 15) / 16 * 16;
+  const std::int64_t pitch = staged_row_pitch(span);
   const int rows = r1 - r0 + 1;
   if (rows * pitch > capacity) return t;
   t.row0 = r0, t.col0 = c0, t.rows = rows, t.pitch = static_cast<int>(pitch), t.staged = true;
