@@ -32,10 +32,9 @@ const void* kernel_for(Sampler sampler, int n, DType dtype, bool augmented, int 
 }  // namespace
 
 void launch_resample(const ResampleParams& params, Sampler sampler, void* stream) {
-  const bool augmented = takes_augmented_kernel(sampler, params.oc, params.augment != 0);
-  const bool frames = params.frame.format != PixelFormat::Channels;
-  const int warps = tile_h(sampler, augmented, frames, params.count);
-  const int rows = rows_per_thread(frames, augmented, params.count);
+  const LaunchShape shape = launch_shape(params, sampler);
+  const bool augmented = shape.augmented, frames = shape.frames;
+  const int warps = shape.warps, rows = shape.rows;
   const void* kernel = frames ? resample_frame_kernel_for(sampler, params.oc, params.dtype, augmented, rows)
                               : kernel_for(sampler, params.oc, params.dtype, augmented, warps);
   if (kernel == nullptr)
@@ -57,8 +56,7 @@ void launch_resample(const ResampleParams& params, Sampler sampler, void* stream
       many_taps ? tiles : std::max<std::int64_t>(1, (wide_grid + columns * samples - 1) / (columns * samples));
   const dim3 grid(static_cast<unsigned>(columns), static_cast<unsigned>(std::min({tiles, wanted, std::int64_t{kMaxGridY}})),
                   static_cast<unsigned>(samples));
-  const std::size_t tiles_bytes =
-      pipelined(sampler, augmented, frames, warps) ? 2 * static_cast<std::size_t>(params.tile_capacity) : 0;
+  const std::size_t tiles_bytes = shape.pipelined ? 2 * static_cast<std::size_t>(params.tile_capacity) : 0;
   void* args[] = {const_cast<ResampleParams*>(&params)};
   FERRY_CUDA_TRY(cudaLaunchKernel(kernel, grid, block, args, tiles_bytes, static_cast<cudaStream_t>(stream)));
 }

@@ -193,12 +193,14 @@ void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView&
   if (decode_frames) p.frame = plan.frame;
   p.augment = (plan.zero_outside ? cuda_convert::kAugmentZeroOutside : 0) |
               (plan.sample_color.empty() ? 0 : cuda_convert::kAugmentColor);
-  std::int64_t largest_footprint = 0;  // the pipelined kernel's tiles: pipelined_tile_capacity
+  // The pipelined kernel's tiles (pipelined_tile_capacity): the largest
+  // footprint of the samples, taken as each is built for the launch.
+  const bool pipelined_launch = cuda_convert::launch_shape(p, sampler).pipelined;
+  std::int64_t largest_footprint = 0;
   auto sample = [&](std::int64_t i) {
     ResampleSample row =
         decode_frames ? resample_frame_of(plan, source, first, i) : resample_sample_of(plan, source, first, i);
-    if (sampler == cuda_convert::Sampler::Linear && !decode_frames)
-      largest_footprint = std::max(largest_footprint, linear_footprint_bytes(row));
+    if (pipelined_launch) largest_footprint = std::max(largest_footprint, linear_footprint_bytes(row));
     return row;
   };
   DeviceCache& cache = memory_.device_cache();

@@ -73,6 +73,27 @@ constexpr int rows_per_thread(bool frames, bool augmented_kernel, std::int64_t s
   return frames && !augmented_kernel && samples <= 2 ? kFewFrameRows : kRowsPerThread;
 }
 
+// The kernel a launch takes, from its parameters: the launcher picks the
+// kernel and its grid by it, and the host sizes the pipelined kernel's
+// source buffers (tile_capacity) only for the launches that take them.
+struct LaunchShape {
+  bool augmented = false;  // takes_augmented_kernel
+  bool frames = false;     // 4:2:0 frames decoded at each tap
+  int warps = kMaxTileH;   // tile_h
+  int rows = kRowsPerThread;  // rows_per_thread
+  bool pipelined = false;
+};
+
+inline LaunchShape launch_shape(const ResampleParams& p, Sampler s) {
+  LaunchShape l;
+  l.augmented = takes_augmented_kernel(s, p.oc, p.augment != 0);
+  l.frames = p.frame.format != PixelFormat::Channels;
+  l.warps = tile_h(s, l.augmented, l.frames, p.count);
+  l.rows = rows_per_thread(l.frames, l.augmented, p.count);
+  l.pipelined = pipelined(s, l.augmented, l.frames, l.warps);
+  return l;
+}
+
 // The kernel (as cudaLaunchKernel takes it) that resamples `channels` mapped
 // channels (1..4) into `dtype` with sampler S; `augmented`: with the colour
 // operations inlined (three channels); `warps`: tile_h. Null for a channel
