@@ -25,6 +25,22 @@
 
 using namespace ferry::test;
 
+// One gather of `t` run to its end before a test closes a gate, so that its
+// kernels are loaded. CUDA loads a module at its kernel's first launch
+// (CUDA_MODULE_LOADING=LAZY, the default), and a load waits behind the
+// gate's host function: run in a process of its own (ctest), a gated
+// gather's call blocked until the gate's 30 s limit ran out (H200; at once
+// with EAGER loading). Within the whole suite earlier tests had loaded them.
+namespace {
+void load_gather_kernels(ferry_dataset_t d, const std::vector<std::int64_t>& indices, const ferry_transform& t) {
+  const auto n = static_cast<std::int64_t>(indices.size());
+  ferry_batch_t b = nullptr;
+  ASSERT_EQ(ferry_dataset_gather(&b, d, indices.data(), n, &t, nullptr, nullptr), FERRY_OK) << ferry_last_error();
+  EXPECT_EQ(ferry_batch_wait(b), FERRY_OK);
+  EXPECT_EQ(ferry_batch_release(b), FERRY_OK);
+}
+}  // namespace
+
 // A big gather handed off to the caller's stream: work queued there after
 // the hand-off sees the finished output without any host wait.
 TEST_F(DatasetGpu, HandOffToACallersStreamIsReadOnThatStream) {
@@ -37,6 +53,7 @@ TEST_F(DatasetGpu, HandOffToACallersStreamIsReadOnThatStream) {
   ferry_augment augment;
   const ferry_transform t = jitter_recipe(augment, 8);
   const std::vector<std::uint8_t> want = cpu_gather(p.cpu, indices, t);
+  load_gather_kernels(p.gpu, indices, t);
 
   {
     // ferry_batch_handoff onto reader_, the gather held back by a gate: the
@@ -118,6 +135,7 @@ TEST_F(DatasetGpu, ADatasetDestroyedWhileItsGatherIsInFlightStillGivesItsOutput)
   const std::vector<std::uint8_t> want = cpu_gather(p.cpu, indices, t);
   const ferry_stats before = stats();
   ASSERT_EQ(before.resident_bytes, bytes);
+  load_gather_kernels(p.gpu, indices, t);
 
   GuardedOutput out(want.size());
   ASSERT_EQ(out.status, cudaSuccess);
