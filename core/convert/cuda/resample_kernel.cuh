@@ -111,6 +111,14 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
     const float mean = p.gray_sums != nullptr ? augment::mean_of(color, static_cast<long long>(p.gray_sums[i])) : 0.0f;
     long long gray = 0;  // the mean pass: this thread's gray sum of sample i
     const Column<S, N> column(p, s, active ? x : 0);
+    // Whether each column of the warp reads its taps from neighbouring
+    // pixels of N bytes (a packed source, no tap clamped at an edge): its
+    // whole tiles then take tile_value's Neighbours loads.
+    bool neighbour_taps = false;
+    if constexpr (kStaged) {
+      const bool mine = s.stride_w == N && column.index[T - 1] - column.index[0] == T - 1;
+      neighbour_taps = __all_sync(0xffffffffu, !active || mine);
+    }
     std::int64_t column_out = (p.first + i) * p.out_n + static_cast<std::int64_t>(x) * p.out_w;
     // Opaque to the compiler, so it keeps the offset in a register rather
     // than working it out again from the parameters at every row (ptxas did,
@@ -159,7 +167,9 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
       // The tile's rows of this column: value(row, y, v) gives the pixel's
       // channels, or false where it shows fill or letterbox. One loop per
       // source path, so the path is not chosen again at every row.
-      auto each_row = [&](auto&& value) {
+      // rows_inside (std::true_type): every row of the tile is an output row,
+      // so the loop does not test for the output's end at each.
+      auto each_row = [&](auto&& value, auto rows_inside) {
         const int first_row = static_cast<int>(threadIdx.y);
         std::uint8_t* out = p.out + column_out + static_cast<std::int64_t>(tile + first_row) * p.out_h;
         const std::int64_t out_step = TH * p.out_h;
@@ -199,7 +209,7 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
           for (int r = 0; r < R; ++r, out += out_step) {
             const int row = r * TH + first_row;
             const int y = tile + row;
-            if (y >= p.oh) break;
+            if (!decltype(rows_inside)::value && y >= p.oh) break;
             float v[N];
             const auto inside = value(row, y, v);  // AlwaysInside where it always is
             if (N != 3 && p.augment != 0)
@@ -217,30 +227,46 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
 #pragma unroll
             for (int k = 0; k < N; ++k)
               offset[t][k] = static_cast<int>((column.index[t] - source.col0) * s.stride_w) + p.channel_map[k];
-          // No pixel to check for fill or letterbox: the loops of nearly every tile.
-          auto whole_tile = [&](auto order) {
+          // No pixel to check for fill or letterbox: the loops of nearly
+          // every tile. `fast` (std::true_type): neighbouring taps and every
+          // row an output row; bilinear f16 NCHW 80 -> 75 SASS instructions
+          // a pixel (cuobjdump); H200, alternated: stretch 0.715 -> 0.724,
+          // RandomResizedCrop 0.577 -> 0.592, Resize+CenterCrop 0.638 -> 0.655.
+          using Asc = std::integral_constant<ChannelOrder, ChannelOrder::Ascending>;
+          using Desc = std::integral_constant<ChannelOrder, ChannelOrder::Descending>;
+          auto whole_tile = [&](auto order, auto fast) {
             each_row([&](int row, int, float (&v)[N]) {
-              tile_value<decltype(order)::value, N, T>(column, rows[row], offset, v);
+              tile_value<decltype(order)::value, N, T, S, decltype(fast)::value>(column, rows[row], offset, v);
               return AlwaysInside{};
-            });
+            }, fast);
           };
-          if (whole && order == ChannelOrder::Ascending)
-            whole_tile(std::integral_constant<ChannelOrder, ChannelOrder::Ascending>{});
+          const bool fast = whole && neighbour_taps && tile + kTileRows <= p.oh;
+          if (fast && order == ChannelOrder::Ascending)
+            whole_tile(Asc{}, std::true_type{});
+          else if (fast && order == ChannelOrder::Descending)
+            whole_tile(Desc{}, std::true_type{});
+          else if (whole && order == ChannelOrder::Ascending)
+            whole_tile(Asc{}, std::false_type{});
           else if (whole && order == ChannelOrder::Descending)
-            whole_tile(std::integral_constant<ChannelOrder, ChannelOrder::Descending>{});
+            whole_tile(Desc{}, std::false_type{});
           else if (whole)
-            whole_tile(std::integral_constant<ChannelOrder, ChannelOrder::Mapped>{});
+            whole_tile(std::integral_constant<ChannelOrder, ChannelOrder::Mapped>{}, std::false_type{});
           else
-            each_row([&](int row, int, float (&v)[N]) { return value_from_tile<S, N, T>(column, rows[row], offset, v); });
+            each_row([&](int row, int, float (&v)[N]) {
+              return value_from_tile<S, N, T>(column, rows[row], offset, v);
+            }, std::false_type{});
         } else {
-          each_row([&](int row, int, float (&v)[N]) { return value_from<S, N, T>(p, s, column, rows[row], v); });
+          each_row([&](int row, int, float (&v)[N]) { return value_from<S, N, T>(p, s, column, rows[row], v); },
+                   std::false_type{});
         }
       } else if constexpr (Frames) {
-        each_row([&](int row, int, float (&v)[N]) { return value_from_frame<S, N, T>(p, s, column, rows[row], v); });
+        each_row([&](int row, int, float (&v)[N]) { return value_from_frame<S, N, T>(p, s, column, rows[row], v); },
+                 std::false_type{});
       } else if constexpr (kRowTable<S>) {
-        each_row([&](int row, int, float (&v)[N]) { return value_from<S, N, T>(p, s, column, rows[row], v); });
+        each_row([&](int row, int, float (&v)[N]) { return value_from<S, N, T>(p, s, column, rows[row], v); },
+                 std::false_type{});
       } else {
-        each_row([&](int, int y, float (&v)[N]) { return column.value(p, s, y, v); });
+        each_row([&](int, int y, float (&v)[N]) { return column.value(p, s, y, v); }, std::false_type{});
       }
       if (p.oct > N && !p.mean_pass)
         store_pads<D, N, TH, R>(p, p.out + column_out, tile + static_cast<int>(threadIdx.y));

@@ -44,13 +44,15 @@ inline constexpr int kFixedTaps = S == Sampler::Nearest ? 1 : S == Sampler::Line
 
 // What every column of output row y shares: its y taps, as byte offsets of
 // source rows and weights (Copy: the source row), or that the row is fill or
-// letterbox. Worked out once per block and row into shared memory.
+// letterbox. Worked out once per block and row into shared memory. The
+// weights and lines first, 16-byte aligned: a bilinear row of a staged tile
+// reads both in one 16-byte load.
 template <int T>
-struct RowTaps {
-  std::int64_t offset[T];
+struct alignas(16) RowTaps {
   float weight[T];
-  int index[T];  // the source rows
   std::uint32_t line[T];  // the shared-memory addresses where those rows start in the block's source tile, once staged
+  std::int64_t offset[T];
+  int index[T];  // the source rows
   int inside;
 };
 
@@ -256,25 +258,41 @@ __device__ __forceinline__ ChannelOrder channel_order(const ResampleParams& p) {
   return ascending ? ChannelOrder::Ascending : descending ? ChannelOrder::Descending : ChannelOrder::Mapped;
 }
 
-// b[k] = the byte at a + K[k] (Ascending: K = 0, 1, ..; Descending: N-1, N-2, ..).
-template <ChannelOrder O, int N, int... K>
+// b[k] = the byte at a + Base + K[k] (Ascending: K = 0, 1, ..; Descending: N-1, N-2, ..).
+template <ChannelOrder O, int N, int Base, int... K>
 __device__ __forceinline__ void load_ordered(std::uint32_t a, std::uint8_t (&b)[N], std::integer_sequence<int, K...>) {
-  ((b[K] = shared_byte_at<O == ChannelOrder::Ascending ? K : N - 1 - K>(a)), ...);
+  ((b[K] = shared_byte_at<Base + (O == ChannelOrder::Ascending ? K : N - 1 - K)>(a)), ...);
+}
+
+// The same for tap `tx` (a constant once the taps' loop is unrolled) of
+// taps on neighbouring pixels of N bytes: its pixel N * tx bytes after tap
+// 0's at a, the offset in the loads.
+template <ChannelOrder O, int N, int Tap = 0>
+__device__ __forceinline__ void load_neighbour(std::uint32_t a, int tx, std::uint8_t (&b)[N]) {
+  if constexpr (Tap < 3) {
+    if (tx != Tap) return load_neighbour<O, N, Tap + 1>(a, tx, b);
+  }
+  load_ordered<O, N, Tap * N>(a, b, std::make_integer_sequence<int, N>{});
 }
 
 // The N mapped channels of a pixel that shows the image, from the block's
 // source tile in shared memory: row.line[t] is where tap t's row starts
-// there, offset[t][k] tap t's channel k within it.
-template <ChannelOrder O, int N, int T, Sampler S>
+// there, offset[t][k] tap t's channel k within it. Neighbours (ordered
+// channels only): the column's taps are neighbouring pixels of N bytes, so
+// that a row's taps load from one address (two fewer adds a bilinear pixel).
+template <ChannelOrder O, int N, int T, Sampler S, bool Neighbours = false>
 __device__ __forceinline__ void tile_value(const Column<S, N>& c, const RowTaps<T>& row, const int (&offset)[T][N],
                                            float (&v)[N]) {
+  static_assert(!Neighbours || O != ChannelOrder::Mapped, "neighbouring taps load ordered channels");
+  constexpr int first = O == ChannelOrder::Ascending ? 0 : N - 1;  // the channel that lies first in the pixel
   separable_sum<N, T>(c.weight, row.weight, [&](int ty, int tx, std::uint8_t (&b)[N]) {
     if constexpr (O == ChannelOrder::Mapped) {
 #pragma unroll
       for (int k = 0; k < N; ++k) b[k] = shared_byte(row.line[ty] + offset[tx][k]);
-    } else {  // the channel that lies first in the pixel
-      const int first = O == ChannelOrder::Ascending ? 0 : N - 1;
-      load_ordered<O, N>(row.line[ty] + offset[tx][first], b, std::make_integer_sequence<int, N>{});
+    } else if constexpr (Neighbours) {
+      load_neighbour<O, N>(row.line[ty] + offset[0][first], tx, b);
+    } else {
+      load_ordered<O, N, 0>(row.line[ty] + offset[tx][first], b, std::make_integer_sequence<int, N>{});
     }
   }, v);
 }
