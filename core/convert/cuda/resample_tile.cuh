@@ -146,12 +146,27 @@ static __device__ __noinline__ void stage_edge_chunk(std::uintptr_t at, std::uin
   *reinterpret_cast<uint4*>(to) = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
+// Copies the 16 aligned bytes at `from` to shared-memory address `to`,
+// asynchronously from sm_80 on (cp.async: committed and waited for with
+// __pipeline_commit and __pipeline_wait_prior). Through a 32-bit shared
+// address that a loop steps: __pipeline_memcpy_async, from a generic
+// pointer, worked out its shared address again at each copy, and ptxas puts
+// three no-op loads before each LDGSTS that follows a branch (the interior
+// loop: 13 SASS instructions a chunk; in groups of four, 7).
+__device__ __forceinline__ void copy_16_async(std::uint32_t to, std::uintptr_t from) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
+#else
+  *static_cast<uint4*>(__cvta_shared_to_generic(to)) = *reinterpret_cast<const uint4*>(from);
+#endif
+}
+
 // Copies chunk `at` (16 aligned bytes of the source) to `to` in shared
 // memory: asynchronously where the sample holds all 16 bytes.
 __device__ __forceinline__ void copy_chunk(std::uintptr_t at, std::uint8_t* to, bool interior, std::uintptr_t begin,
                                            std::uintptr_t end) {
   if (interior || (at >= begin && at + 16 <= end))
-    __pipeline_memcpy_async(to, reinterpret_cast<const void*>(at), 16);
+    copy_16_async(static_cast<std::uint32_t>(__cvta_generic_to_shared(to)), at);
   else
     stage_edge_chunk(at, begin, end, to);
 }
@@ -183,8 +198,22 @@ __device__ __forceinline__ void issue_tile_copy(const SourceTile& t, const Resam
       std::uintptr_t first = reinterpret_cast<std::uintptr_t>(origin + static_cast<std::int64_t>(r0) * s.stride_h);
       std::uint8_t* to = tile + r0 * t.pitch + q * 16;
       if (interior) {  // the loop of nearly every tile: a chunk is its address and its copy
-        for (int r = r0; r < t.rows; r += rows_per_pass, first += step, to += to_step)
-          __pipeline_memcpy_async(to, reinterpret_cast<const void*>((first & ~std::uintptr_t{15}) + q * 16), 16);
+        // The chunk (first & ~15) + 16 q is (first + 16 q) & ~15: one mask a
+        // chunk. Four chunks a step while four remain, so that their copies
+        // follow one another with no test between them (H200, alternated:
+        // stretch 0.726 -> 0.738 of a D2D copy, Resize+CenterCrop 0.659 ->
+        // 0.664, RandomResizedCrop 0.594 -> 0.596, upscale 0.402 -> 0.396).
+        std::uintptr_t chunk = first + q * 16;
+        auto to_shared = static_cast<std::uint32_t>(__cvta_generic_to_shared(to));
+        constexpr auto kMask = ~std::uintptr_t{15};
+        int r = r0;
+        for (; r + 3 * rows_per_pass < t.rows; r += 4 * rows_per_pass, chunk += 4 * step, to_shared += 4 * to_step) {
+          copy_16_async(to_shared, chunk & kMask);
+          copy_16_async(to_shared + to_step, (chunk + step) & kMask);
+          copy_16_async(to_shared + 2 * to_step, (chunk + 2 * step) & kMask);
+          copy_16_async(to_shared + 3 * to_step, (chunk + 3 * step) & kMask);
+        }
+        for (; r < t.rows; r += rows_per_pass, chunk += step, to_shared += to_step) copy_16_async(to_shared, chunk & kMask);
       } else {
         for (int r = r0; r < t.rows; r += rows_per_pass, first += step, to += to_step)
           copy_chunk((first & ~std::uintptr_t{15}) + q * 16, to, false, begin, end);
