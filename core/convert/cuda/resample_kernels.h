@@ -59,8 +59,12 @@ static_assert(kPipelinedTileRows == 32, "one warp works out a pipelined tile's r
 // 15 bytes before it) to the chunk of its last, in whole chunks. The kernel
 // lays its tiles out by it (plan_tile), the host sizes the pipelined
 // kernel's buffers by it (tile_capacity): one rule, so that a footprint the
-// host counted on always fits.
-constexpr std::int64_t staged_row_pitch(std::int64_t span_bytes) { return (span_bytes + 15 + 15) / 16 * 16; }
+// host counted on always fits. The kernel's spans are unsigned (a shift,
+// not a signed division), the host's 64-bit.
+template <typename Bytes>
+constexpr Bytes staged_row_pitch(Bytes span_bytes) {
+  return (span_bytes + 15 + 15) / 16 * 16;
+}
 
 // The rows a thread: kFewFrameRows for one or two 4:2:0 frames decoded at
 // each tap (plain), whose launch is too small to fill the GPU: a thread's
