@@ -25,7 +25,10 @@
 // cycles; the rest of the time the block waits for its tile's source
 // (barrier and copy stalls, a quarter of the samples). So the four-warp
 // blocks pipeline their tiles (kPipelined below): the stretch 0.68-0.69 ->
-// 0.71 of a D2D copy, issuing 0.79 of the cycles. Tried and slower
+// 0.71 of a D2D copy, issuing 0.79 of the cycles. Since then (2026-12-02)
+// whole tiles' rows take about 75 instructions a pixel and a tile's plan
+// and copy fewer (resample_tile.cuh): about 116 a pixel, the stretch 0.75,
+// issuing 0.70 of the cycles. Tried and slower
 // there: 48 registers for 5 blocks a SM (spills), a tile's source in two
 // halves with the first half worked out while the second arrives (the
 // copy's setup twice), reading whole tiles from global
