@@ -105,7 +105,13 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
   const int x = static_cast<int>(blockIdx.x) * kTileW + static_cast<int>(threadIdx.x);
   const bool active = x < p.ow;  // the others still fill the row table and meet the barriers
   const int thread = static_cast<int>(threadIdx.y) * kTileW + static_cast<int>(threadIdx.x);
-  for (std::int64_t i = blockIdx.z; i < p.count; i += gridDim.z) {
+  // The grid (launch_resample): x the tile's columns, y the samples (a block
+  // walks every gridDim.y-th), z the block's tiles (it walks every
+  // gridDim.z-th). z varies slowest, so the blocks of the first tiles,
+  // which may walk one tile more (7 tiles in 3: 3, 2, 2), run first and a
+  // launch ends on shorter blocks.
+  const int first_tile = static_cast<int>(blockIdx.z) * kTileRows, tile_step = static_cast<int>(gridDim.z) * kTileRows;
+  for (std::int64_t i = blockIdx.y; i < p.count; i += gridDim.y) {
     // Sample i's row read once into registers (else reread after every store); one geometry: row 0, data + stride * i.
     const std::int64_t row = p.one_geometry_stride != 0 ? 0 : i;
     ResampleSample s = p.table != nullptr ? p.table[i] : p.inline_samples[row];
@@ -274,10 +280,9 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
       if (p.oct > N && !p.mean_pass)
         store_pads<D, N, TH, R>(p, p.out + column_out, tile + static_cast<int>(threadIdx.y));
     };
-    const int tile_step = static_cast<int>(gridDim.y) * kTileRows;
     if constexpr (kPipelined) {
-      int tile = static_cast<int>(blockIdx.y) * kTileRows;
-      if (tile >= p.oh) continue;  // the block's: blockIdx.y
+      int tile = first_tile;
+      if (tile >= p.oh) continue;  // the block's: blockIdx.z
       __syncthreads();  // the previous sample's tiles are converted: every slot is free
       if (threadIdx.y == 0) work_out_rows(tile, row_slots[0], &warp_bounds[0]);
       __syncthreads();
@@ -306,7 +311,7 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
       }
     } else {
       RowTaps<T>* rows = row_slots[0];
-      for (int tile = static_cast<int>(blockIdx.y) * kTileRows; tile < p.oh; tile += tile_step) {
+      for (int tile = first_tile; tile < p.oh; tile += tile_step) {
         SourceTile source;
         bool whole = false;  // staged samplers: every pixel of the tile shows the image
         if constexpr (kRowTable<S>) {
