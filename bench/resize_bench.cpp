@@ -3,7 +3,10 @@
 //  1. the kernel: each mode and interpolation on device data, its effective
 //     bandwidth (the source window's bytes read once + the output's bytes
 //     written) against a device-to-device cudaMemcpy of the same bytes;
-//     target 0.7 for bilinear, the others reported;
+//     target 0.7 for bilinear in each mode (issue 14: the stretch 400->224,
+//     the letterbox of 16 frames, Resize(256)+CenterCrop(224)), the others
+//     reported (the upscale, RandomResizedCrop's random windows, the other
+//     interpolations);
 //  2. detector input: one 1920x1080x3 BGR frame from pinned memory,
 //     letterboxed to 640x640 RGB f16 NCHW into the engine's buffer on the
 //     engine's stream: p50 latency against a pinned cudaMemcpy of the frame
@@ -97,7 +100,7 @@ struct KernelRow {
   std::string name;
   ferry_source source;
   ferry_transform transform;
-  bool bilinear;
+  bool mode_target;  // bilinear, the row of its mode: target 0.7 (the others are reported)
 };
 
 // Table 1: the kernel on device data, against a D2D copy of the same bytes.
@@ -149,14 +152,14 @@ void kernel_table(ferry_context_t ctx, cudaStream_t stream, const Options& o) {
     ferry_transform_init(&t, sizeof t);
     t.out_dtype = FERRY_DTYPE_FLOAT16, t.resize_w = t.resize_h = 448;
     normalized(t);
-    rows.push_back({"stretch 200->448 (upscale) bilinear f16 NCHW", uniform(200), t, true});
+    rows.push_back({"stretch 200->448 (upscale) bilinear f16 NCHW", uniform(200), t, false});
   }
   {
     ferry_source s = images.source();
     s.sample_descs = device_descs.data();
     for (ferry_interpolation m : {FERRY_INTERP_LINEAR, FERRY_INTERP_LINEAR_ANTIALIAS})
       rows.push_back({std::string("RandomResizedCrop+flip 300-500px->224 ") + interpolation_name(m) + " f16 NCHW", s,
-                      images.transform(m), m == FERRY_INTERP_LINEAR});
+                      images.transform(m), false});
     ferry_transform t;
     ferry_transform_init(&t, sizeof t);
     t.out_dtype = FERRY_DTYPE_FLOAT16, t.resize_w = t.resize_h = 224;
@@ -212,8 +215,8 @@ void kernel_table(ferry_context_t ctx, cudaStream_t stream, const Options& o) {
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     const double ratio = copy_ms / kernel_ms;
     std::printf("| %s | %.4f | %.4f | %.1f | %.1f | %.3f | %s | %s |\n", r.name.c_str(), kernel_ms, host_ms,
-                moved / kernel_ms / 1e6, moved / copy_ms / 1e6, ratio, r.bilinear ? ">= 0.70" : "report",
-                r.bilinear ? (ratio >= 0.7 ? "yes" : "NO") : "-");
+                moved / kernel_ms / 1e6, moved / copy_ms / 1e6, ratio, r.mode_target ? ">= 0.70" : "report",
+                r.mode_target ? (ratio >= 0.7 ? "yes" : "NO") : "-");
   }
   cudaFree(d_copy);
   cudaFree(d_out);
