@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
   // The grid (launch_resample): x the tile's columns, y the samples (a block
   // walks every gridDim.y-th), z the block's tiles (it walks every
   // gridDim.z-th). z varies slowest, so the blocks of the first tiles,
-  // which may walk one tile more (7 tiles in 3: 3, 2, 2), run first and a
+  // which may walk one tile more (7 tiles in 2: 4 and 3), run first and a
   // launch ends on shorter blocks.
   const int first_tile = static_cast<int>(blockIdx.z) * kTileRows, tile_step = static_cast<int>(gridDim.z) * kTileRows;
   for (std::int64_t i = blockIdx.y; i < p.count; i += gridDim.y) {
