@@ -35,6 +35,14 @@ const void* kernel_for(Sampler sampler, int n, DType dtype, bool augmented, int 
   return nullptr;
 }
 
+// The current device's compute capability major.
+int compute_major() {
+  int device = 0, major = 0;
+  FERRY_CUDA_TRY(cudaGetDevice(&device));
+  FERRY_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return major;
+}
+
 }  // namespace
 
 void launch_resample(const ResampleParams& params, Sampler sampler, void* stream) {
@@ -66,7 +74,18 @@ void launch_resample(const ResampleParams& params, Sampler sampler, void* stream
                   static_cast<unsigned>(std::min({tiles, wanted, std::int64_t{kMaxGridZ}})));
   const std::size_t tiles_bytes = shape.pipelined ? 2 * static_cast<std::size_t>(params.tile_capacity) : 0;
   void* args[] = {const_cast<ResampleParams*>(&params)};
-  FERRY_CUDA_TRY(cudaLaunchKernel(kernel, grid, block, args, tiles_bytes, static_cast<cudaStream_t>(stream)));
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid, config.blockDim = block, config.dynamicSmemBytes = tiles_bytes;
+  config.stream = static_cast<cudaStream_t>(stream);
+  cudaLaunchAttribute early;
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  // Early start (resample_kernel.cuh): H200, alternated three rounds, the
+  // stretch 400 -> 224 of 256 images 0.749-0.751 -> 0.760-0.761 of a D2D
+  // copy, 16 frames letterboxed 0.749-0.751 -> 0.775; launches behind their
+  // table's copy (a wait on its event between them) do not start early.
+  if (params.early_start != 0 && shape.pipelined && compute_major() >= 9) config.attrs = &early, config.numAttrs = 1;
+  FERRY_CUDA_TRY(cudaLaunchKernelExC(&config, kernel, args));
 }
 
 }  // namespace ferry::core::cuda_convert

@@ -230,6 +230,10 @@ void CudaConverter::convert_resampled(const ConvertPlan& plan, const SourceView&
     }
   }
   p.tile_capacity = pipelined_tile_capacity(largest_footprint);
+  // Early start (ResampleParams::early_start): rows in the parameter only. A
+  // table's launch follows its copy (or a wait on its event), so it would
+  // not start early, and a table that a kernel writes must not be read early.
+  p.early_start = table == nullptr && !plan.contrast_mean ? 1 : 0;
   void* gray = nullptr;
   try {
     if (plan.contrast_mean) {

@@ -60,6 +60,26 @@
 namespace ferry::core::cuda_convert {
 namespace resample_detail {
 
+// Programmatic dependent launch (sm_90 on; ResampleParams::early_start,
+// launched with the attribute by launch_resample): the next launch on the
+// stream may start its blocks once every block of this one has started
+// (allow_next_launch). They work out their sample's column taps and first
+// row table from their parameter (such launches have no table) while this
+// one's last blocks run, and wait for the launch before them to complete,
+// its writes visible, before they read a source byte or write an output
+// (wait_for_previous_launch, before the first tile's copy). Launched
+// without the attribute, both are no-ops.
+__device__ __forceinline__ void allow_next_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wait_for_previous_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // Resident threads per SM asked of ptxas (its register cap): 1024 (64
 // registers) keeps the linear kernels' issue slots fed (measured on an H200:
 // 80 registers, 768 threads, issued 0.62 of the cycles); cubic's 16 taps
@@ -98,6 +118,7 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
   // The warps that work out the row table (kTileRows rows, a thread each)
   // store the tile's bounds, one slot each (warp 0 with the columns).
   __shared__ TileBounds warp_bounds[kPipelined ? 2 : kRowTable<S> && kStaged ? kTileRows / 32 : 1];
+  if constexpr (kPipelined) allow_next_launch();  // early_start: the next call's blocks may be resident now
   int max_channel = 0;
 #pragma unroll
   for (int k = 0; k < N; ++k) max_channel = max(max_channel, p.channel_map[k]);
@@ -286,6 +307,7 @@ __global__ void __launch_bounds__(kTileW * TH, kMinBlocksOf<S, A, TH>) resample_
       __syncthreads();  // the previous sample's tiles are converted: every slot is free
       if (threadIdx.y == 0) work_out_rows(tile, row_slots[0], &warp_bounds[0]);
       __syncthreads();
+      wait_for_previous_launch();  // early_start: only then read sources or write outputs
       bool whole = warp_bounds[0].partial == 0;
       SourceTile source = plan_and_copy(warp_bounds[0], row_slots[0], pipelined_tiles, p.tile_capacity);
       for (int n = 0; tile < p.oh; ++n, tile += tile_step) {

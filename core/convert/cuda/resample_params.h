@@ -71,6 +71,10 @@ struct ResampleParams {
   // each of their two source tiles in dynamic shared memory (a multiple of
   // 16; 0: every tile reads global memory).
   std::int32_t tile_capacity = 0;
+  // 1: a pipelined kernel may start early behind the launch before it on
+  // the stream (resample_kernel.cuh): its rows are in the parameter (no
+  // table) and no mean pass precedes it.
+  std::int32_t early_start = 0;
   unsigned long long* gray_out = nullptr;
   const unsigned long long* gray_sums = nullptr;
 };
