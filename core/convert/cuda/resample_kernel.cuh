@@ -50,6 +50,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "core/convert/cuda/early_start.cuh"
 #include "core/convert/cuda/resample_kernels.h"
 #include "core/convert/cuda/resample_params.h"
 #include "core/convert/cuda/resample_pixel.cuh"
@@ -59,26 +60,6 @@
 
 namespace ferry::core::cuda_convert {
 namespace resample_detail {
-
-// Programmatic dependent launch (sm_90 on; ResampleParams::early_start,
-// launched with the attribute by launch_resample): the next launch on the
-// stream may start its blocks once every block of this one has started
-// (allow_next_launch). They work out their sample's column taps and first
-// row table from their parameter (such launches have no table) while this
-// one's last blocks run, and wait for the launch before them to complete,
-// its writes visible, before they read a source byte or write an output
-// (wait_for_previous_launch, before the first tile's copy). Launched
-// without the attribute, both are no-ops.
-__device__ __forceinline__ void allow_next_launch() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void wait_for_previous_launch() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
 
 // Resident threads per SM asked of ptxas (its register cap): 1024 (64
 // registers) keeps the linear kernels' issue slots fed (measured on an H200:
