@@ -80,7 +80,7 @@ void launch_resample(const ResampleParams& params, Sampler sampler, void* stream
   cudaLaunchAttribute early;
   early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   early.val.programmaticStreamSerializationAllowed = 1;
-  // Early start (resample_kernel.cuh): H200, alternated three rounds, the
+  // Early start (early_start.cuh): H200, alternated three rounds, the
   // stretch 400 -> 224 of 256 images 0.749-0.751 -> 0.760-0.761 of a D2D
   // copy, 16 frames letterboxed 0.749-0.751 -> 0.774-0.775; launches behind their
   // table's copy (a wait on its event between them) do not start early.
